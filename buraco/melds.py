@@ -1,0 +1,535 @@
+"""Melds: reading a new meld's layout, laying cards off, and canasta kinds.
+
+A run is kept as its cards low to high plus the position of its lowest card
+(1 is a low ace, 14 a high ace) and the index of its wild, if any; a set as its
+cards with the wild last. Everything here is a pure function of the cards
+and the rule set, so the state machine, the bots and the checks share it.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Final, NamedTuple, Sequence
+
+from .cards import CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_LETTERS, SUIT_OF, Card, card_of
+from .errors import AmbiguousActionError, IllegalActionError
+from .rules import Variant
+
+NO_PLACE: Final = -1
+END_NONE: Final = 0
+END_LOW: Final = 1
+END_HIGH: Final = 2
+END_WORDS: Final = ("", "low", "high")
+
+# A card that may stand in for another: a joker or any 2.
+IS_WILD_KIND: Final[tuple[bool, ...]] = tuple(c == JOKER_CODE or RANK_OF[c] == 2 for c in range(53))
+SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
+
+
+class CardToken(NamedTuple):
+    """A card as written in a meld or lay-off, with the place it names, if any.
+
+    ``place`` is the code of the card it stands for (``JK=4h``) or NO_PLACE;
+    ``end`` asks for the low or high end (``Ah>high``, ``2c>low``).
+    """
+
+    card: Card
+    place: int = NO_PLACE
+    end: int = END_NONE
+
+    def __str__(self) -> str:
+        text = CARD_TEXT[self.card]
+        if self.place != NO_PLACE:
+            text += "=" + CARD_TEXT[self.place]
+        if self.end:
+            text += ">" + END_WORDS[self.end]
+        return text
+
+
+class Shape(NamedTuple):
+    """A meld's layout: for runs ``low`` is the first card's position."""
+
+    is_run: bool
+    suit: int  # runs: 0..3; sets: -1
+    rank: int  # sets: the rank; runs: 0
+    low: int
+    cards: tuple[Card, ...]
+    wild_index: int  # -1 when clean
+
+    @property
+    def high(self) -> int:
+        return self.low + len(self.cards) - 1
+
+    @property
+    def wild(self) -> Card | None:
+        return None if self.wild_index < 0 else self.cards[self.wild_index]
+
+    def stand_in(self) -> str | None:
+        """The card the wild stands for: ``6h`` in a run, the rank in a set."""
+        if self.wild_index < 0:
+            return None
+        if self.is_run:
+            return CARD_TEXT[card_of(self.low + self.wild_index, self.suit)]
+        return CARD_TEXT[CARDS[(self.rank - 1) * 4]][0]
+
+    def text(self) -> str:
+        return " ".join(CARD_TEXT[c] for c in self.cards)
+
+
+class AddResult(NamedTuple):
+    shape: Shape
+    directive: int  # index of the token that only moves the table's wild, or -1
+    wild_from: int  # the table wild's position before (runs), 0 if none
+    wild_to: int  # its position after; 0 when it became a natural 2 or none
+
+
+def _pos_text(position: int, suit: int) -> str:
+    return CARD_TEXT[card_of(position, suit)]
+
+
+def _ace_rule_error(variant: Variant, positions: Sequence[int], naturals: set[int]) -> str | None:
+    if len(positions) > 14:
+        return "a run holds at most 14 cards"
+    if not variant.ace_to_ace and 1 in naturals and 14 in naturals:
+        return f"{variant.id} has no ace-to-ace run: an ace may sit at one end only"
+    return None
+
+
+# --- new melds -------------------------------------------------------------------
+
+
+def resolve_meld(tokens: Sequence[CardToken], variant: Variant) -> Shape:
+    """The layout of a new meld, read as notation.md says.
+
+    The written order wins when it is a legal layout; otherwise the one legal
+    layout; several legal layouts and no named place is ambiguous.
+    """
+    if len(tokens) < 3:
+        raise IllegalActionError("a meld needs at least 3 cards")
+    naturals = [t.card for t in tokens if not IS_WILD_KIND[t.card]]
+    if not naturals:
+        if all(t.card != JOKER_CODE for t in tokens):
+            raise IllegalActionError("a set of 2s is never legal")
+        raise IllegalActionError("a meld needs natural cards: these are all wild")
+    if len(naturals) > 1 and all(RANK_OF[c] == RANK_OF[naturals[0]] for c in naturals):
+        return _resolve_set(tokens, naturals, variant)
+    written = _run_in_written_order(tokens, variant)
+    if written is not None:
+        return written
+    layouts = _run_layouts(tokens, variant)
+    if len(layouts) == 1:
+        return layouts[0]
+    if layouts:
+        options = "; ".join(_describe(s) for s in layouts[:3])
+        raise AmbiguousActionError(f"the meld can be laid out {len(layouts)} ways ({options}): name the wild's place, e.g. JK=4h")
+    raise IllegalActionError(_why_not_run(tokens, variant))
+
+
+def _describe(shape: Shape) -> str:
+    if shape.wild_index < 0:
+        return shape.text()
+    return f"{shape.text()} with {CARD_TEXT[shape.cards[shape.wild_index]]} as {shape.stand_in()}"
+
+
+def _resolve_set(tokens: Sequence[CardToken], naturals: list[Card], variant: Variant) -> Shape:
+    rank = RANK_OF[naturals[0]]
+    if not variant.sets:
+        raise IllegalActionError(f"{variant.id} has no sets: only runs of one suit")
+    wilds = [t for t in tokens if IS_WILD_KIND[t.card]]
+    if len(wilds) > 1:
+        raise IllegalActionError("a meld holds at most one wild")
+    if len(naturals) < variant.min_naturals:
+        raise IllegalActionError(f"a meld needs at least {variant.min_naturals} natural cards")
+    if variant.set_suits_distinct and len({SUIT_OF[c] for c in naturals}) != len(naturals):
+        raise IllegalActionError(f"in {variant.id} a set's cards must all be of different suits")
+    if variant.set_max is not None and len(tokens) > variant.set_max:
+        raise IllegalActionError(f"in {variant.id} a set holds at most {variant.set_max} cards")
+    for token in tokens:
+        if token.end:
+            raise IllegalActionError(f"{token}: a set has no ends")
+        if token.place != NO_PLACE and RANK_OF[token.place] != rank:
+            raise IllegalActionError(f"{token}: this set is of {CARD_TEXT[naturals[0]][0]}s")
+        if variant.set_suits_distinct and token.place != NO_PLACE and IS_WILD_KIND[token.card]:
+            if any(SUIT_OF[c] == SUIT_OF[token.place] for c in naturals):
+                raise IllegalActionError(f"{token}: the set already holds {CARD_TEXT[token.place]}")
+    cards = tuple(sorted(naturals)) + tuple(t.card for t in wilds)
+    return Shape(False, -1, rank, 0, cards, len(naturals) if wilds else -1)
+
+
+def _run_in_written_order(tokens: Sequence[CardToken], variant: Variant) -> Shape | None:
+    count = len(tokens)
+    anchor = next(i for i, t in enumerate(tokens) if not IS_WILD_KIND[t.card])
+    anchor_card = tokens[anchor].card
+    suit = SUIT_OF[anchor_card]
+    rank = RANK_OF[anchor_card]
+    starts = (1 - anchor, 14 - anchor) if rank == 1 else (rank - anchor,)
+    for start in starts:
+        if start < 1 or start + count - 1 > 14:
+            continue
+        wild_index = -1
+        for i, token in enumerate(tokens):
+            position = start + i
+            natural = card_of(position, suit)
+            if token.card == natural and token.place in (NO_PLACE, natural):
+                if token.end and not _end_matches(token.end, i, count):
+                    break
+                continue
+            if not IS_WILD_KIND[token.card] or wild_index >= 0:
+                break
+            if token.place not in (NO_PLACE, natural) or (token.end and not _end_matches(token.end, i, count)):
+                break
+            wild_index = i
+        else:
+            if not variant.ace_to_ace and start == 1 and count == 14 and wild_index not in (0, 13):
+                return None
+            return Shape(True, suit, 0, start, tuple(t.card for t in tokens), wild_index)
+    return None
+
+
+def _end_matches(end: int, index: int, count: int) -> bool:
+    return (end == END_LOW and index == 0) or (end == END_HIGH and index == count - 1)
+
+
+def _position_options(token: CardToken, suit: int) -> list[int]:
+    """Where a card may sit in a run of ``suit``: positions, or 0 for "as a wild"."""
+    card = token.card
+    if card == JOKER_CODE or (RANK_OF[card] == 2 and SUIT_OF[card] != suit):
+        return [0]
+    rank = RANK_OF[card]
+    if rank == 2:
+        if token.place not in (NO_PLACE, card) or token.end:
+            return [0]
+        return [2, 0] if token.place == NO_PLACE else [2]
+    if token.place != NO_PLACE and token.place != card:
+        return []
+    if rank == 1:
+        if token.end == END_HIGH:
+            return [14]
+        if token.end == END_LOW:
+            return [1]
+        return [1, 14]
+    return [] if token.end else [rank]
+
+
+def _run_layouts(tokens: Sequence[CardToken], variant: Variant) -> list[Shape]:
+    suits = {SUIT_OF[t.card] for t in tokens if not IS_WILD_KIND[t.card]}
+    if len(suits) != 1:
+        return []
+    suit = suits.pop()
+    found: dict[tuple[int, tuple[Card, ...], int], Shape] = {}
+    for choice in product(*(_position_options(t, suit) for t in tokens)):
+        wilds = [tokens[i] for i, p in enumerate(choice) if p == 0]
+        if len(wilds) > 1:
+            continue
+        positions = [p for p in choice if p]
+        if len(set(positions)) != len(positions):
+            continue
+        low, high = min(positions), max(positions)
+        gaps = [p for p in range(low, high + 1) if p not in positions]
+        if len(gaps) > len(wilds):
+            continue
+        if wilds:
+            wild = wilds[0]
+            spots = gaps or [p for p in (low - 1, high + 1) if 1 <= p <= 14]
+            if wild.place != NO_PLACE:
+                spots = [p for p in spots if card_of(p, suit) == wild.place]
+            if wild.end == END_LOW:
+                spots = [p for p in spots if p < low]
+            elif wild.end == END_HIGH:
+                spots = [p for p in spots if p > high]
+        else:
+            spots = [0]
+        for spot in spots:
+            by_position = {p: tokens[i].card for i, p in enumerate(choice) if p}
+            if spot:
+                if wilds[0].card == card_of(spot, suit):
+                    continue  # a 2 in its own place is natural, counted by another choice
+                by_position[spot] = wilds[0].card
+            ordered = sorted(by_position)
+            if _ace_rule_error(variant, ordered, set(p for p in ordered if p != spot)):
+                continue
+            cards = tuple(by_position[p] for p in ordered)
+            wild_index = ordered.index(spot) if spot else -1
+            shape = Shape(True, suit, 0, ordered[0], cards, wild_index)
+            found[(shape.low, cards, wild_index)] = shape
+    return list(found.values())
+
+
+def _why_not_run(tokens: Sequence[CardToken], variant: Variant) -> str:
+    naturals = [t.card for t in tokens if not IS_WILD_KIND[t.card]]
+    wilds = [t.card for t in tokens if IS_WILD_KIND[t.card]]
+    suits = {SUIT_OF[c] for c in naturals}
+    listed = " ".join(str(t) for t in tokens)
+    if len({RANK_OF[c] for c in naturals}) == 1 and len(naturals) > 1:
+        return f"{listed} is no meld: a set of {CARD_TEXT[naturals[0]][0]}s needs at most one wild"
+    if len(suits) > 1:
+        return f"{listed} is no meld: a run is of one suit and a set of one rank"
+    if not variant.ace_to_ace and sum(1 for c in naturals if RANK_OF[c] == 1) > 1:
+        return f"{listed} is no run: {variant.id} has no ace-to-ace run"
+    if len(wilds) > 1 and not any(RANK_OF[c] == 2 and SUIT_OF[c] in suits for c in wilds):
+        return f"{listed} is no meld: a meld holds at most one wild"
+    return f"{listed} is no run: its cards are not consecutive (at most one wild fills one gap, no wrapping past the ace)"
+
+
+# --- lay-offs ----------------------------------------------------------------------
+
+
+def resolve_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> AddResult:
+    """The meld after laying off ``tokens``: judged by its result (notation.md)."""
+    if not tokens:
+        raise IllegalActionError("a lay-off needs at least one card")
+    if not shape.is_run:
+        return AddResult(_add_to_set(shape, tokens, variant), -1, 0, 0)
+    return _add_to_run(shape, tokens, variant)
+
+
+def _add_to_set(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> Shape:
+    naturals = [c for c in shape.cards if not IS_WILD_KIND[c]]
+    wilds = [c for c in shape.cards if IS_WILD_KIND[c]]
+    rank_text = CARD_TEXT[CARDS[(shape.rank - 1) * 4]][0]
+    for token in tokens:
+        card = token.card
+        if token.end:
+            raise IllegalActionError(f"{token}: a set has no ends")
+        if IS_WILD_KIND[card]:
+            wilds.append(card)
+        elif RANK_OF[card] != shape.rank:
+            raise IllegalActionError(f"{CARD_TEXT[card]} does not fit a set of {rank_text}s")
+        else:
+            naturals.append(card)
+        if token.place != NO_PLACE and RANK_OF[token.place] != shape.rank:
+            raise IllegalActionError(f"{token}: this set is of {rank_text}s")
+    if len(wilds) > 1:
+        raise IllegalActionError("a meld holds at most one wild")
+    if variant.set_suits_distinct and len({SUIT_OF[c] for c in naturals}) != len(naturals):
+        raise IllegalActionError(f"in {variant.id} a set's cards must all be of different suits")
+    total = len(naturals) + len(wilds)
+    if variant.set_max is not None and total > variant.set_max:
+        raise IllegalActionError(f"in {variant.id} a set holds at most {variant.set_max} cards")
+    cards = tuple(sorted(naturals)) + tuple(wilds)
+    return Shape(False, -1, shape.rank, 0, cards, len(naturals) if wilds else -1)
+
+
+def _add_to_run(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> AddResult:
+    suit = shape.suit
+    table_wild = shape.wild
+    wild_from = shape.low + shape.wild_index if table_wild is not None else 0
+    directive: CardToken | None = None
+    directive_index = -1
+    laid: list[CardToken] = []
+    for index, token in enumerate(tokens):
+        if (
+            directive is None
+            and table_wild is not None
+            and token.card == table_wild
+            and (token.place != NO_PLACE or token.end)
+            and _names_other_place(token, wild_from, suit)
+        ):
+            directive = token
+            directive_index = index
+        else:
+            laid.append(token)
+    for token in laid:
+        card = token.card
+        if not IS_WILD_KIND[card] and SUIT_OF[card] != suit:
+            raise IllegalActionError(f"{CARD_TEXT[card]} is not of {SUIT_NAMES[suit]}: it does not fit this run")
+        if token.end and not IS_WILD_KIND[card] and RANK_OF[card] != 1:
+            raise IllegalActionError(f"{token}: only an ace or a wild may name an end")
+        if token.place != NO_PLACE and not IS_WILD_KIND[card] and token.place != card:
+            raise IllegalActionError(f"{token}: a natural card takes its own place")
+    options = [_position_options(t, suit) for t in laid]
+    first_error: IllegalActionError | None = None
+    for choice in product(*options):
+        try:
+            placed = _place_on_run(shape, laid, choice, directive, wild_from, variant)
+            return placed._replace(directive=directive_index)
+        except IllegalActionError as error:
+            if first_error is None:
+                first_error = error
+    assert first_error is not None
+    raise first_error
+
+
+def _names_other_place(token: CardToken, wild_from: int, suit: int) -> bool:
+    if token.end:
+        return True
+    return token.place != card_of(wild_from, suit)
+
+
+def _place_on_run(
+    shape: Shape,
+    laid: Sequence[CardToken],
+    choice: Sequence[int],
+    directive: CardToken | None,
+    wild_from: int,
+    variant: Variant,
+) -> AddResult:
+    suit = shape.suit
+    naturals: dict[int, Card] = {
+        shape.low + i: c for i, c in enumerate(shape.cards) if i != shape.wild_index
+    }
+    new_wilds: list[CardToken] = []
+    for token, position in zip(laid, choice):
+        if position == 0:
+            new_wilds.append(token)
+            continue
+        if position in naturals:
+            raise IllegalActionError(f"the run already holds {_pos_text(position, suit)}")
+        naturals[position] = token.card
+    table_wild = shape.wild
+    moving: CardToken | None = None  # the wild that needs a place
+    moving_is_table = False
+    fixed_wild = 0
+    wild_to = 0
+    if table_wild is not None:
+        displaced = wild_from in naturals
+        if displaced and variant.wild_move == "fixed":
+            raise IllegalActionError(
+                f"in {variant.id} a wild on the table stays: {_pos_text(wild_from, suit)} cannot take its place"
+            )
+        if directive is not None and not displaced and variant.wild_move != "anywhere":
+            raise IllegalActionError(f"{directive}: the wild moves only when a card takes its place")
+        if displaced or directive is not None:
+            if (
+                table_wild == card_of(2, suit)
+                and 2 not in naturals
+                and (directive is None or directive.place == table_wild)
+            ):
+                naturals[2] = table_wild  # its natural place: the 2 is a 2 again
+            else:
+                moving = directive or CardToken(table_wild)
+                moving_is_table = True
+        else:
+            fixed_wild = wild_from
+    if len(new_wilds) + (1 if moving or fixed_wild else 0) > 1:
+        raise IllegalActionError("a meld holds at most one wild")
+    if new_wilds:
+        moving = new_wilds[0]
+    occupied = set(naturals)
+    if fixed_wild:
+        occupied.add(fixed_wild)
+    low, high = min(occupied), max(occupied)
+    gaps = [p for p in range(low, high + 1) if p not in occupied]
+    if gaps and fixed_wild and variant.wild_move == "anywhere":
+        # "anywhere": the wild on the table may move into the gap a lay-off leaves.
+        occupied.discard(fixed_wild)
+        low, high = min(occupied), max(occupied)
+        gaps = [p for p in range(low, high + 1) if p not in occupied]
+        assert table_wild is not None
+        moving, moving_is_table, fixed_wild = CardToken(table_wild), True, 0
+    if len(gaps) > (1 if moving else 0):
+        raise IllegalActionError(f"the run would have a gap at {_pos_text(gaps[0], suit)}")
+    wild_card = table_wild if fixed_wild else None
+    wild_position = fixed_wild
+    if moving is not None:
+        wild_position = _wild_spot(moving, gaps, low, high, moving_is_table, variant, suit)
+        if wild_position in naturals:
+            raise IllegalActionError(f"the run already holds {_pos_text(wild_position, suit)}")
+        if moving.card == card_of(wild_position, suit):
+            raise IllegalActionError(f"{CARD_TEXT[moving.card]} in its own place is natural, not a wild")
+        wild_card = moving.card
+    by_position: dict[int, Card] = dict(naturals)
+    if wild_card is not None:
+        by_position[wild_position] = wild_card
+    ordered = sorted(by_position)
+    if ordered[-1] - ordered[0] + 1 != len(ordered):
+        raise IllegalActionError("the run would not be consecutive")
+    problem = _ace_rule_error(variant, ordered, set(naturals))
+    if problem:
+        raise IllegalActionError(problem)
+    cards = tuple(by_position[p] for p in ordered)
+    wild_index = ordered.index(wild_position) if wild_card is not None else -1
+    if fixed_wild or moving_is_table:
+        wild_to = wild_position
+    return AddResult(Shape(True, suit, 0, ordered[0], cards, wild_index), -1, wild_from, wild_to)
+
+
+def _wild_spot(
+    token: CardToken, gaps: list[int], low: int, high: int, displaced_table_wild: bool, variant: Variant, suit: int
+) -> int:
+    """Where a wild that must move (or a new one) goes."""
+    ends = [p for p in (low - 1, high + 1) if 1 <= p <= 14]
+    if gaps:
+        spot = gaps[0]
+        if token.place != NO_PLACE and token.place != card_of(spot, suit):
+            raise IllegalActionError(f"{token}: the wild must fill the gap at {_pos_text(spot, suit)}")
+        if token.end:
+            raise IllegalActionError(f"{token}: the wild must fill the gap at {_pos_text(spot, suit)}")
+        return spot
+    if not ends:
+        raise IllegalActionError("the run is complete: the wild has nowhere to go")
+    default = high + 1 if high + 1 <= 14 else low - 1
+    if displaced_table_wild and variant.wild_move == "either-end":
+        default = low - 1 if low - 1 >= 1 else high + 1
+    named = 0
+    if token.place != NO_PLACE:
+        named = next((p for p in ends if card_of(p, suit) == token.place), 0)
+        if not named:
+            raise IllegalActionError(f"{token}: the wild can only go to an end of the run")
+    elif token.end:
+        named = low - 1 if token.end == END_LOW else high + 1
+        if named not in ends:
+            raise IllegalActionError(f"{token}: that end of the run is closed")
+    if named and displaced_table_wild and variant.wild_move == "high-then-low" and named != default:
+        raise IllegalActionError(
+            f"{token}: in {variant.id} a displaced wild goes to the high end, else the low end; it cannot be placed"
+        )
+    return named or default
+
+
+# --- canastas ----------------------------------------------------------------------
+
+DIRTY: Final = "dirty"
+CLEAN: Final = "clean"
+ACE_TO_KING: Final = "ace-to-king"
+ACE_TO_ACE: Final = "ace-to-ace"
+CANASTA_KINDS: Final = (DIRTY, CLEAN, ACE_TO_KING, ACE_TO_ACE)
+
+
+def canasta_kind(shape: Shape, variant: Variant, founding: int = 0) -> str | None:
+    """The canasta a meld is, if any. ``founding`` is a bit mask of run
+    positions whose cards came from the meld's own ``meld`` action."""
+    if len(shape.cards) < 7:
+        return None
+    if shape.wild_index >= 0:
+        return DIRTY
+    if not shape.is_run or shape.low != 1:
+        return CLEAN
+    high = shape.high
+    one_action = variant.special_runs_in_one_action
+    if high == 14 and variant.bonus_ace_to_ace:
+        if not one_action or founding & ALL_14 == ALL_14:
+            return ACE_TO_ACE
+        if founding & ALL_13 == ALL_13 and variant.bonus_ace_to_king:
+            return ACE_TO_KING
+        return CLEAN
+    if high == 13 and variant.bonus_ace_to_king and (not one_action or founding & ALL_13 == ALL_13):
+        return ACE_TO_KING
+    return CLEAN
+
+
+ALL_13: Final = sum(1 << p for p in range(1, 14))
+ALL_14: Final = ALL_13 | (1 << 14)
+
+
+def canasta_bonus(kind: str | None, variant: Variant) -> int:
+    if kind is None:
+        return 0
+    if kind == DIRTY:
+        return variant.bonus_dirty
+    if kind == ACE_TO_ACE:
+        return variant.bonus_ace_to_ace
+    if kind == ACE_TO_KING:
+        return variant.bonus_ace_to_king
+    return variant.bonus_clean
+
+
+def suit_name(suit: int) -> str:
+    return SUIT_NAMES[suit] if 0 <= suit < 4 else ""
+
+
+__all__ = [
+    "ACE_TO_ACE", "ACE_TO_KING", "AddResult", "CANASTA_KINDS", "CLEAN", "CardToken", "DIRTY", "END_HIGH",
+    "END_LOW", "END_NONE", "IS_WILD_KIND", "NO_PLACE", "Shape", "SUIT_LETTERS", "canasta_bonus", "canasta_kind",
+    "resolve_add", "resolve_meld",
+]

@@ -1,0 +1,569 @@
+"""BRN, the Buraco Record Notation: read and write match records.
+
+``loads / load / dumps / dump`` work like :mod:`json`'s. A record is read from
+TOML (a ``.brn`` file) or from the same structure as JSON; it is written back
+canonically (fixed key order, canonical card and action spelling). Keys
+starting with ``x-`` are kept; any other unknown key is a
+:class:`~buraco.errors.NotationError` carrying the line and column.
+
+>>> record = loads('''
+... brn = 1
+... variant = "brasil"
+... players = ["Ana", "Bia"]
+... ''')
+>>> record.variant, record.players
+('brasil', ('Ana', 'Bia'))
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from typing import IO, Any, Final
+
+from .actions import Action, ActionSyntaxError, parse_action
+from .cards import CARD_BY_TEXT, CARD_TEXT, Card
+from .errors import NotationError
+from .locate import KEY, Path, Position, locate_json, locate_toml, position_in_string
+from .rules import Variant, find_variant
+
+BRN_VERSION: Final = 1
+METADATA_KEYS: Final = ("event", "site", "date", "round", "source", "annotator")
+TOP_KEYS: Final = frozenset(("brn", "variant", "players", "teams", "target", "hands", *METADATA_KEYS))
+HAND_KEYS: Final = frozenset(("dealer", "dealt", "dead", "discard", "stock", "actions", "result", "notes"))
+RESULT_KEYS: Final = frozenset(("scores", "totals"))
+NOTE_KEYS: Final = frozenset(("ply", "author", "text", "tag"))
+
+
+@dataclass(frozen=True)
+class Note:
+    """A coaching annotation on one ply of a hand."""
+
+    ply: int
+    author: str
+    text: str
+    tag: str | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """The result as the players wrote it: per side, in side order."""
+
+    scores: tuple[int, ...]
+    totals: tuple[int, ...] | None = None
+    extra: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class HandRecord:
+    dealer: int
+    dealt: tuple[tuple[Card, ...], ...]
+    dead: tuple[tuple[Card, ...], ...] = ()
+    discard: Card | None = None
+    stock: tuple[Card, ...] | None = None
+    actions: tuple[str, ...] = ()  # canonical spelling
+    result: Result | None = None
+    notes: tuple[Note, ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()
+    parsed: tuple[Action, ...] = field(default=(), compare=False, repr=False)
+    written: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Record:
+    variant: str
+    players: tuple[str, ...]
+    hands: tuple[HandRecord, ...] = ()
+    teams: tuple[tuple[int, ...], ...] | None = None
+    target: int | None = None
+    metadata: tuple[tuple[str, Any], ...] = ()
+    extra: tuple[tuple[str, Any], ...] = ()
+    brn: int = BRN_VERSION
+    source: str | None = field(default=None, compare=False, repr=False)
+    source_format: str = field(default="toml", compare=False, repr=False)
+
+    @property
+    def rules(self) -> Variant:
+        return find_variant(self.variant)
+
+    @property
+    def sides(self) -> tuple[tuple[int, ...], ...]:
+        return self.rules.sides_for(len(self.players))
+
+    @property
+    def match_target(self) -> int:
+        return self.target if self.target is not None else self.rules.target
+
+    def position(self, path: Path) -> Position | None:
+        """Where a value of the record stands in the text it was read from."""
+        return locate(self.source, self.source_format, path)
+
+
+# --- reading ---------------------------------------------------------------------
+
+
+def loads(text: str | bytes, format: str | None = None) -> Record:
+    """Read a BRN record from TOML or JSON text (``format`` None: guess)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise NotationError(f"the file is not UTF-8 text (byte {error.start})", line=1, column=1) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if format is None:
+        format = "json" if text.lstrip().startswith("{") else "toml"
+    if format == "json":
+        data = _parse_json(text)
+    elif format == "toml":
+        data = _parse_toml(text)
+    else:
+        raise ValueError(f"unknown format {format!r}: use 'toml' or 'json'")
+    return _Reader(text, format).record(data)
+
+
+def load(file: IO[str] | IO[bytes], format: str | None = None) -> Record:
+    return loads(file.read(), format)
+
+
+def _parse_toml(text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        match = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        line, column = (int(match.group(1)), int(match.group(2))) if match else (None, None)
+        if match is None and "end of document" in message:
+            line = text.count("\n") + 1
+        reason = re.sub(r"\s*\(at .*\)$", "", message)
+        raise NotationError(f"not valid TOML: {reason}", line=line, column=column) from None
+
+
+def _parse_json(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotationError(f"not valid JSON: {error.msg}", line=error.lineno, column=error.colno) from None
+    except RecursionError:
+        raise NotationError("not valid JSON: nested too deeply", line=1, column=1) from None
+    if not isinstance(data, dict):
+        raise NotationError("a BRN record is a JSON object", line=1, column=1)
+    return data
+
+
+def locate(source: str | None, format: str, path: Path) -> Position | None:
+    if source is None:
+        return None
+    positions = _LOCATIONS.get((id(source), format))
+    if positions is None or positions[0] is not source:
+        found = locate_json(source) if format == "json" else locate_toml(source)
+        _LOCATIONS.clear()  # the error path only: one document at a time is plenty
+        positions = (source, found)
+        _LOCATIONS[(id(source), format)] = positions
+    table = positions[1]
+    while path:
+        if path in table:
+            return table[path]
+        path = path[:-1]
+    return None
+
+
+_LOCATIONS: dict[tuple[int, str], tuple[str, dict[Path, Position]]] = {}
+_ACTION_CACHE: dict[tuple[str, int], Action] = {}
+
+
+class _Reader:
+    """Checks the parsed document and builds the record; errors point into the text."""
+
+    def __init__(self, text: str, format: str) -> None:
+        self.text = text
+        self.format = format
+
+    def fail(self, message: str, path: Path, offset: int | None = None, key: bool = False) -> NotationError:
+        position = locate(self.text, self.format, (*path, KEY) if key else path)
+        if position is not None and offset:
+            position = position_in_string(self.text, position, offset)
+        line, column = (position.line, position.column) if position else (None, None)
+        return NotationError(message, line=line, column=column)
+
+    def record(self, data: dict[str, Any]) -> Record:
+        extra = self._check_keys(data, TOP_KEYS, ())
+        for key in ("brn", "variant", "players"):
+            if key not in data:
+                raise NotationError(f"the record has no '{key}' key: it is required", line=1, column=1)
+        brn = data["brn"]
+        if type(brn) is not int or brn != BRN_VERSION:
+            raise self.fail(f"brn = {brn!r}: this reader knows BRN version {BRN_VERSION}", ("brn",))
+        name = data["variant"]
+        if not isinstance(name, str):
+            raise self.fail("variant must be a rule set id such as \"cerrado\"", ("variant",))
+        try:
+            variant = find_variant(name)
+        except KeyError as error:
+            raise self.fail(str(error.args[0]), ("variant",)) from None
+        players = data["players"]
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise self.fail("players must be a list of names", ("players",))
+        if len(players) not in variant.player_counts:
+            counts = " or ".join(str(n) for n in sorted(variant.player_counts))
+            raise self.fail(f"{variant.id} is played by {counts} players, not {len(players)}", ("players",))
+        teams = self._teams(data.get("teams"), variant, len(players))
+        target = data.get("target")
+        if target is not None and (type(target) is not int or target <= 0):
+            raise self.fail("target must be a positive whole number", ("target",))
+        metadata = []
+        for key in METADATA_KEYS:
+            if key in data:
+                metadata.append((key, self._metadata(key, data[key])))
+        hands_data = data.get("hands", [])
+        if not isinstance(hands_data, list) or not all(isinstance(h, dict) for h in hands_data):
+            raise self.fail("hands must be an array of tables ([[hands]])", ("hands",))
+        sides = len(variant.sides_for(len(players)))
+        hands = tuple(self._hand(h, i, len(players), sides) for i, h in enumerate(hands_data))
+        return Record(
+            variant=variant.id,
+            players=tuple(players),
+            hands=hands,
+            teams=teams,
+            target=target,
+            metadata=tuple(metadata),
+            extra=extra,
+            brn=brn,
+            source=self.text,
+            source_format=self.format,
+        )
+
+    def _check_keys(self, table: dict[str, Any], known: frozenset[str], path: Path) -> tuple[tuple[str, Any], ...]:
+        extra = []
+        for key, value in table.items():
+            if key in known:
+                continue
+            if key.startswith("x-"):
+                extra.append((key, _freeze(value)))
+                continue
+            raise self.fail(f"unknown key {key!r} (extensions start with 'x-')", (*path, key), key=True)
+        return tuple(extra)
+
+    def _metadata(self, key: str, value: Any) -> Any:
+        if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+            return value.isoformat()
+        if key == "round" and type(value) is int:
+            return value
+        if not isinstance(value, str):
+            raise self.fail(f"{key} must be text", (key,))
+        return value
+
+    def _teams(self, teams: Any, variant: Variant, players: int) -> tuple[tuple[int, ...], ...] | None:
+        if teams is None:
+            return None
+        expected = [[1, 3], [2, 4]]
+        if (
+            not isinstance(teams, list)
+            or not all(isinstance(t, list) and all(type(s) is int for s in t) for t in teams)
+            or sorted(sorted(t) for t in teams) != expected
+        ):
+            raise self.fail("teams may only be [[1, 3], [2, 4]]: partners sit opposite", ("teams",))
+        if not (variant.partnerships and players == 4):
+            raise self.fail(f"{variant.id} with {players} players has no teams: everyone plays alone", ("teams",))
+        return ((1, 3), (2, 4))
+
+    def _cards(self, value: Any, path: Path, what: str) -> tuple[Card, ...]:
+        if not isinstance(value, str):
+            raise self.fail(f"{what} must be a string of cards such as \"7h 8h JK\"", path)
+        cards = []
+        lookup = CARD_BY_TEXT
+        for word in value.split():
+            card = lookup.get(word) or lookup.get(word.lower())
+            if card is None:
+                offset = _word_offset(value, word, len(cards))
+                raise self.fail(
+                    f"{word!r} in {what} is not a card (rank A 2-9 T J Q K then suit c d h s, or JK)", path, offset
+                )
+            cards.append(card)
+        return tuple(cards)
+
+    def _card_lists(self, value: Any, path: Path, what: str) -> tuple[tuple[Card, ...], ...]:
+        if not isinstance(value, list):
+            raise self.fail(f"{what} must be a list of card strings", path)
+        return tuple(self._cards(v, (*path, i), f"{what}[{i + 1}]") for i, v in enumerate(value))
+
+    def _hand(self, data: dict[str, Any], index: int, players: int, sides: int) -> HandRecord:
+        path: Path = ("hands", index)
+        extra = self._check_keys(data, HAND_KEYS, path)
+        for key in ("dealer", "dealt", "actions"):
+            if key not in data:
+                raise self.fail(f"hand {index + 1} has no '{key}' key: it is required", path)
+        dealer = data["dealer"]
+        if type(dealer) is not int or not 1 <= dealer <= players:
+            raise self.fail(f"dealer must be a seat number from 1 to {players}", (*path, "dealer"))
+        dealt = self._card_lists(data["dealt"], (*path, "dealt"), "dealt")
+        dead = self._card_lists(data.get("dead", []), (*path, "dead"), "dead")
+        discard = None
+        if "discard" in data:
+            cards = self._cards(data["discard"], (*path, "discard"), "discard")
+            if len(cards) != 1:
+                raise self.fail("discard is one card", (*path, "discard"))
+            discard = cards[0]
+        stock = self._cards(data["stock"], (*path, "stock"), "stock") if "stock" in data else None
+        actions_data = data["actions"]
+        if not isinstance(actions_data, list):
+            raise self.fail("actions must be a list of strings", (*path, "actions"))
+        parsed = []
+        for ply, text in enumerate(actions_data):
+            if not isinstance(text, str):
+                raise self.fail("each action is a string such as \"p1 draw\"", (*path, "actions", ply))
+            key = (text, players)
+            action = _ACTION_CACHE.get(key)
+            if action is None:
+                try:
+                    action = parse_action(text, players)
+                except ActionSyntaxError as error:
+                    raise self.fail(error.message, (*path, "actions", ply), error.offset).located(
+                        hand=index + 1, ply=ply + 1, action=text
+                    ) from None
+                if len(_ACTION_CACHE) > 200_000:
+                    _ACTION_CACHE.clear()
+                _ACTION_CACHE[key] = action
+            parsed.append(action)
+        result = self._result(data.get("result"), (*path, "result"), sides)
+        notes = self._notes(data.get("notes", []), (*path, "notes"))
+        return HandRecord(
+            dealer=dealer,
+            dealt=dealt,
+            dead=dead,
+            discard=discard,
+            stock=stock,
+            actions=tuple(a.canonical() for a in parsed),
+            result=result,
+            notes=notes,
+            extra=extra,
+            parsed=tuple(parsed),
+            written=tuple(actions_data),
+        )
+
+    def _result(self, data: Any, path: Path, sides: int) -> Result | None:
+        if data is None:
+            return None
+        if not isinstance(data, dict):
+            raise self.fail("result is a table: { scores = [...], totals = [...] }", path)
+        extra = self._check_keys(data, RESULT_KEYS, path)
+        if "scores" not in data:
+            raise self.fail("result needs scores, one per side", path)
+        values = []
+        for key in ("scores", "totals"):
+            numbers = data.get(key)
+            if numbers is None:
+                values.append(None)
+                continue
+            if not isinstance(numbers, list) or not all(type(n) is int for n in numbers):
+                raise self.fail(f"result.{key} must be a list of whole numbers", (*path, key))
+            if len(numbers) != sides:
+                raise self.fail(f"result.{key} has {len(numbers)} numbers; this match has {sides} sides", (*path, key))
+            values.append(tuple(numbers))
+        assert values[0] is not None
+        return Result(values[0], values[1], extra)
+
+    def _notes(self, data: Any, path: Path) -> tuple[Note, ...]:
+        if not isinstance(data, list) or not all(isinstance(n, dict) for n in data):
+            raise self.fail("notes must be an array of tables ([[hands.notes]])", path)
+        notes = []
+        for i, note in enumerate(data):
+            self._check_keys(note, NOTE_KEYS, (*path, i))
+            ply, author, text, tag = note.get("ply"), note.get("author", ""), note.get("text"), note.get("tag")
+            if type(ply) is not int or ply < 0:
+                raise self.fail("a note's ply is a whole number (0: before the first action)", (*path, i))
+            if not isinstance(author, str) or not isinstance(text, str) or (tag is not None and not isinstance(tag, str)):
+                raise self.fail("a note has text, and optionally an author and a tag, all strings", (*path, i))
+            notes.append(Note(ply, author, text, tag))
+        return tuple(notes)
+
+
+def _word_offset(text: str, word: str, index: int) -> int:
+    """Where the ``index``-th word of ``text`` starts (``word`` is that word)."""
+    return [m.start() for m in re.finditer(r"\S+", text)][index]
+
+
+class Table(tuple):  # type: ignore[type-arg]
+    """An ``x-`` table kept as (key, value) pairs, so that records stay hashable."""
+
+    __slots__ = ()
+
+
+def _freeze(value: Any) -> Any:
+    """x- values kept hashable and comparable, so records compare by value."""
+    if isinstance(value, dict):
+        return Table((k, _freeze(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+# --- writing ---------------------------------------------------------------------
+
+
+def dumps(record: Record, format: str = "toml") -> str:
+    """The record in canonical form, as TOML (default) or JSON."""
+    if format == "json":
+        return json.dumps(to_data(record), ensure_ascii=False, indent=1) + "\n"
+    if format != "toml":
+        raise ValueError(f"unknown format {format!r}: use 'toml' or 'json'")
+    lines = [f"brn = {record.brn}", f"variant = {_toml_string(record.variant)}"]
+    lines.append("players = [" + ", ".join(_toml_string(p) for p in record.players) + "]")
+    if record.teams is not None:
+        lines.append("teams = [" + ", ".join("[" + ", ".join(map(str, t)) + "]" for t in record.teams) + "]")
+    if record.target is not None:
+        lines.append(f"target = {record.target}")
+    for key, value in (*record.metadata, *record.extra):
+        lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+    for hand in record.hands:
+        lines.append("")
+        lines.append("[[hands]]")
+        lines.append(f"dealer = {hand.dealer}")
+        lines.append(_toml_card_lists("dealt", hand.dealt))
+        if hand.dead:
+            lines.append(_toml_card_lists("dead", hand.dead))
+        if hand.discard is not None:
+            lines.append(f'discard = "{CARD_TEXT[hand.discard]}"')
+        if hand.stock is not None:
+            lines.append(f"stock = {_toml_string(_cards_text(hand.stock))}")
+        if hand.actions:
+            lines.append("actions = [")
+            lines.extend(f"  {_toml_string(a)}," for a in hand.actions)
+            lines.append("]")
+        else:
+            lines.append("actions = []")
+        if hand.result is not None:
+            lines.append(f"result = {_toml_value(_result_data(hand.result))}")
+        for key, value in hand.extra:
+            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+        for note in hand.notes:
+            lines.append("")
+            lines.append("[[hands.notes]]")
+            lines.append(f"ply = {note.ply}")
+            lines.append(f"author = {_toml_string(note.author)}")
+            lines.append(f"text = {_toml_string(note.text)}")
+            if note.tag is not None:
+                lines.append(f"tag = {_toml_string(note.tag)}")
+    return "\n".join(lines) + "\n"
+
+
+def dump(record: Record, file: IO[str], format: str = "toml") -> None:
+    file.write(dumps(record, format))
+
+
+def to_data(record: Record) -> dict[str, Any]:
+    """The record as plain JSON-ready data (the JSON form of BRN)."""
+    data: dict[str, Any] = {"brn": record.brn, "variant": record.variant, "players": list(record.players)}
+    if record.teams is not None:
+        data["teams"] = [list(t) for t in record.teams]
+    if record.target is not None:
+        data["target"] = record.target
+    for key, value in (*record.metadata, *record.extra):
+        data[key] = _thaw(value)
+    hands = []
+    for hand in record.hands:
+        item: dict[str, Any] = {"dealer": hand.dealer, "dealt": [_cards_text(c) for c in hand.dealt]}
+        if hand.dead:
+            item["dead"] = [_cards_text(c) for c in hand.dead]
+        if hand.discard is not None:
+            item["discard"] = CARD_TEXT[hand.discard]
+        if hand.stock is not None:
+            item["stock"] = _cards_text(hand.stock)
+        item["actions"] = list(hand.actions)
+        if hand.result is not None:
+            item["result"] = _thaw(_result_data(hand.result))
+        for key, value in hand.extra:
+            item[key] = _thaw(value)
+        if hand.notes:
+            item["notes"] = [_note_data(n) for n in hand.notes]
+        hands.append(item)
+    data["hands"] = hands
+    return data
+
+
+def _note_data(note: Note) -> dict[str, Any]:
+    data: dict[str, Any] = {"ply": note.ply, "author": note.author, "text": note.text}
+    if note.tag is not None:
+        data["tag"] = note.tag
+    return data
+
+
+def _result_data(result: Result) -> Table:
+    items: list[tuple[str, Any]] = [("scores", result.scores)]
+    if result.totals is not None:
+        items.append(("totals", result.totals))
+    return Table((*items, *result.extra))
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Table):
+        return {k: _thaw(v) for k, v in value}
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+def _cards_text(cards: tuple[Card, ...]) -> str:
+    return " ".join(CARD_TEXT[c] for c in cards)
+
+
+def _toml_card_lists(key: str, lists: tuple[tuple[Card, ...], ...]) -> str:
+    if not lists:
+        return f"{key} = []"
+    return f"{key} = [\n" + "".join(f'  "{_cards_text(c)}",\n' for c in lists) + "]"
+
+
+_BARE_KEY: Final = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _toml_string(key)
+
+
+def _toml_string(text: str) -> str:
+    out = ['"']
+    for char in text:
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\":
+            out.append("\\\\")
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\t":
+            out.append("\\t")
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, Table):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value) + " }"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return _toml_value(_freeze(value))
+    if isinstance(value, list):
+        return _toml_value(_freeze(value))
+    raise ValueError(f"cannot write {value!r} as TOML")

@@ -1,0 +1,310 @@
+"""Replaying records: iterate a hand's tables, verify a whole match.
+
+>>> from buraco.selfplay import play_match
+>>> record = play_match("cerrado", players=2, hands=1, seed=3)
+>>> report = verify(record)
+>>> report.valid, report.hands[0].finished
+(True, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import BuracoError, IllegalActionError
+from .notation import HandRecord, Record, dumps, loads
+from .rules import Variant
+from .scoring import SideScore, match_winner, score_hand
+from .state import HandState
+
+
+def deal_hand(record: Record, index: int) -> HandState:
+    """The table of hand ``index`` (0-based) before its first action."""
+    hand = record.hands[index]
+    return HandState.deal(
+        record.rules, len(record.players), hand.dealer, hand.dealt, hand.dead, hand.discard, hand.stock
+    )
+
+
+def iter_hand(record: Record, index: int) -> Iterator[HandState]:
+    """Yield the table after the deal, then after every action.
+
+    The same :class:`HandState` object is yielded each time, changed in place
+    (replay is hot); call ``state.to_json()`` to keep a snapshot. An illegal
+    action raises :class:`IllegalActionError` positioned at its ply.
+    """
+    hand = record.hands[index]
+    try:
+        state = deal_hand(record, index)
+    except IllegalActionError as error:
+        raise _position(error, record, index, None) from None
+    yield state
+    for ply, action in enumerate(hand.parsed, start=1):
+        try:
+            state.apply(action)
+        except IllegalActionError as error:
+            raise _position(error, record, index, ply) from None
+        yield state
+    state.finish_by_stock()
+
+
+def timeline(record: Record, index: int) -> list[dict[str, Any]]:
+    """Every state of a hand as plain data, the deal first (ply 0)."""
+    return [state.to_json() for state in iter_hand(record, index)]
+
+
+def state_at(record: Record, index: int, ply: int) -> HandState:
+    """The table of hand ``index`` after ``ply`` actions."""
+    if not 0 <= ply <= len(record.hands[index].parsed):
+        raise ValueError(f"hand {index + 1} has plies 0 to {len(record.hands[index].parsed)}, not {ply}")
+    for state in iter_hand(record, index):
+        if state.ply == ply:
+            return state
+    raise AssertionError("unreachable: every ply is yielded")
+
+
+def _position(error: BuracoError, record: Record, index: int, ply: int | None) -> BuracoError:
+    hand = record.hands[index]
+    path: tuple[str | int, ...] = ("hands", index)
+    action = None
+    if ply is not None:
+        path = ("hands", index, "actions", ply - 1)
+        action = hand.written[ply - 1] if hand.written else hand.actions[ply - 1]
+    position = record.position(path)
+    return error.located(
+        hand=index + 1,
+        ply=ply,
+        action=action,
+        line=position.line if position else None,
+        column=position.column if position else None,
+    )
+
+
+@dataclass
+class HandReport:
+    hand: int
+    valid: bool
+    finished: bool
+    error: BuracoError | None = None
+    scores: list[int] | None = None
+    parts: list[SideScore] | None = None
+    claimed: dict[str, Any] | None = None
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    ended_by: str | None = None
+    out_by: int | None = None
+    plies: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "hand": self.hand,
+            "valid": self.valid,
+            "finished": self.finished,
+            "scores": self.scores,
+            "parts": [p.as_dict() for p in self.parts] if self.parts is not None else None,
+            "claimed": self.claimed,
+            "mismatches": self.mismatches,
+            "ended_by": self.ended_by,
+            "out_by": self.out_by,
+            "plies": self.plies,
+            "error": self.error.as_dict() if self.error else None,
+        }
+
+
+@dataclass
+class MatchReport:
+    variant: str
+    hands: list[HandReport]
+    totals: list[int]
+    winner: int | None
+    decided_after: int | None
+    sides: tuple[tuple[int, ...], ...]
+    players: tuple[str, ...]
+
+    @property
+    def error(self) -> BuracoError | None:
+        return next((h.error for h in self.hands if h.error is not None), None)
+
+    @property
+    def valid(self) -> bool:
+        """Every hand is legal (claimed scores are judged apart: ``scores_match``)."""
+        return self.error is None
+
+    @property
+    def scores_match(self) -> bool:
+        return all(not h.mismatches for h in self.hands)
+
+    @property
+    def ok(self) -> bool:
+        return self.valid and self.scores_match
+
+    def winner_dict(self) -> dict[str, Any] | None:
+        if self.winner is None:
+            return None
+        seats = self.sides[self.winner]
+        return {
+            "side": self.winner,
+            "seats": list(seats),
+            "players": [self.players[s - 1] for s in seats],
+            "after_hand": self.decided_after,
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "valid": self.valid,
+            "scores_match": self.scores_match,
+            "error": _error_dict(self.error),
+            "sides": [list(s) for s in self.sides],
+            "hands": [h.as_dict() for h in self.hands],
+            "totals": self.totals,
+            "winner": self.winner_dict(),
+        }
+
+
+def _error_dict(error: BuracoError | None) -> dict[str, Any] | None:
+    if error is None:
+        return None
+    return {
+        "kind": error.kind,
+        "hand": error.hand,
+        "ply": error.ply,
+        "line": error.line,
+        "column": error.column,
+        "action": error.action,
+        "message": error.message,
+    }
+
+
+def verify_hand(record: Record, index: int, previous_unfinished: int | None = None) -> HandReport:
+    """Replay one hand: legality, score and parts, and the claimed result's differences."""
+    hand = record.hands[index]
+    report = HandReport(hand=index + 1, valid=True, finished=False)
+    if hand.result is not None:
+        report.claimed = {"scores": list(hand.result.scores)}
+        if hand.result.totals is not None:
+            report.claimed["totals"] = list(hand.result.totals)
+    if previous_unfinished is not None:
+        position = record.position(("hands", index))
+        report.valid = False
+        report.error = IllegalActionError(
+            f"hand {index + 1} follows hand {previous_unfinished}, which is unfinished",
+            hand=index + 1,
+            line=position.line if position else None,
+            column=position.column if position else None,
+        )
+        return report
+    state: HandState | None = None
+    try:
+        for state in iter_hand(record, index):
+            pass
+    except BuracoError as error:
+        report.valid = False
+        report.error = error
+        report.plies = (error.ply or 1) - 1
+        return report
+    assert state is not None
+    report.plies = state.ply
+    if state.is_over:
+        report.finished = True
+        report.ended_by = state.ended_by
+        report.out_by = state.out_by or None
+        report.parts = score_hand(state)
+        report.scores = [p.total for p in report.parts]
+    return report
+
+
+def verify(record: Record) -> MatchReport:
+    """Replay every hand of a record; compare claimed results; find the winner."""
+    variant: Variant = record.rules
+    reports: list[HandReport] = []
+    unfinished: int | None = None
+    for index in range(len(record.hands)):
+        report = verify_hand(record, index, unfinished)
+        reports.append(report)
+        if report.valid and not report.finished and unfinished is None:
+            unfinished = index + 1
+    scored = [r.scores for r in reports if r.scores is not None]
+    sides = record.sides
+    first = record.hands[0] if record.hands else None
+    starter = (first.dealer % len(record.players) + 1) if first else 1
+    starter_side = next(i for i, seats in enumerate(sides) if starter in seats)
+    totals, winner, decided = match_winner(variant, record.match_target, scored, starter_side)
+    if not scored:
+        totals = [0] * len(sides)
+    _compare_claims(record, reports, len(sides))
+    return MatchReport(record.variant, reports, totals, winner, decided, sides, record.players)
+
+
+def _compare_claims(record: Record, reports: list[HandReport], sides: int) -> None:
+    running = [0] * sides
+    for hand, report in zip(record.hands, reports):
+        if report.scores is not None:
+            running = [t + s for t, s in zip(running, report.scores)]
+        claimed = hand.result
+        if claimed is None or not report.valid:
+            continue
+        if report.scores is None:
+            report.mismatches.append({"field": "scores", "side": None, "claimed": list(claimed.scores), "computed": None,
+                                      "message": "the hand is unfinished: it has no score"})
+            continue
+        for side in range(sides):
+            if claimed.scores[side] != report.scores[side]:
+                report.mismatches.append(_mismatch("scores", side, claimed.scores[side], report.scores[side]))
+            if claimed.totals is not None and claimed.totals[side] != running[side]:
+                report.mismatches.append(_mismatch("totals", side, claimed.totals[side], running[side]))
+
+
+def _mismatch(what: str, side: int, claimed: int, computed: int) -> dict[str, Any]:
+    return {
+        "field": what,
+        "side": side,
+        "claimed": claimed,
+        "computed": computed,
+        "message": f"side {side + 1} {what[:-1]}: claimed {claimed}, computed {computed}",
+    }
+
+
+def verify_text(text: str | bytes) -> MatchReport:
+    """Read and verify; a NotationError propagates."""
+    return verify(loads(text))
+
+
+def canonical(record: Record) -> Record:
+    """The record with every legal meld written in its canonical layout order."""
+    from dataclasses import replace
+
+    from .actions import MELD
+    from .state import Melded
+
+    hands = []
+    for index, hand in enumerate(record.hands):
+        actions = list(hand.actions)
+        try:
+            for state in iter_hand(record, index):
+                if state.ply and hand.parsed[state.ply - 1].verb == MELD:
+                    operation = state.operations[-1]
+                    assert isinstance(operation, Melded)
+                    actions[state.ply - 1] = f"p{operation.seat} meld {operation.shape.text()}" if _plain_reads_back(
+                        record, operation
+                    ) else actions[state.ply - 1]
+        except BuracoError:
+            pass
+        hands.append(replace(hand, actions=tuple(actions)))
+    return replace(record, hands=tuple(hands))
+
+
+def _plain_reads_back(record: Record, operation: Any) -> bool:
+    from .melds import CardToken, resolve_meld
+
+    try:
+        return resolve_meld([CardToken(c) for c in operation.shape.cards], record.rules) == operation.shape
+    except BuracoError:
+        return False
+
+
+__all__ = [
+    "HandReport", "MatchReport", "canonical", "deal_hand", "dumps", "iter_hand", "state_at", "timeline", "verify",
+    "verify_hand", "verify_text",
+]

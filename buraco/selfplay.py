@@ -1,0 +1,398 @@
+"""Self-play: simple, legal, sensible bots that write complete BRN matches.
+
+The bots meld what they can, lay off onto their side's melds, take the pile
+when its top card fits, pick up dead piles, build canastas and go out. Every
+move goes through the engine's ``can_*`` checks, so what they write verifies.
+They are deterministic for a given seed, and can plant scoring mistakes in the
+claimed results (for tests, demos and benchmarks).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+
+from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
+from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of, deck_counts
+from .melds import IS_WILD_KIND, CardToken, Shape
+from .notation import HandRecord, Record, Result
+from .rules import Variant, find_variant
+from .scoring import score_hand
+from .state import DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP, DRAW_STEP, HandState, TableMeld
+
+MAX_ACTIONS = 3000  # a safety net: real hands end far sooner
+
+
+def new_deck(variant: Variant) -> list[Card]:
+    counts = deck_counts(variant.jokers)
+    return [CARDS[c] for c in range(CARD_KINDS) for _ in range(counts[c])]
+
+
+def deal_cards(variant: Variant, players: int, rng: random.Random) -> tuple[
+    list[list[Card]], list[list[Card]], Card | None, list[Card]
+]:
+    deck = new_deck(variant)
+    rng.shuffle(deck)
+    size = variant.hand_size
+    dealt = [deck[i * size:(i + 1) * size] for i in range(players)]
+    position = players * size
+    dead = []
+    for _ in range(variant.dead_piles):
+        dead.append(deck[position:position + variant.dead_pile_size])
+        position += variant.dead_pile_size
+    discard = None
+    if variant.first_discard:
+        discard = deck[position]
+        position += 1
+    return dealt, dead, discard, deck[position:]
+
+
+class Bot:
+    """One seat's player. Stateless between turns: it reads the table."""
+
+    def __init__(self, state: HandState, seat: int, rng: random.Random) -> None:
+        self.state = state
+        self.seat = seat
+        self.rng = rng
+
+    # --- the draw step -----------------------------------------------------------
+
+    def draw_step(self, may_take: bool = True) -> Action | None:
+        state, seat = self.state, self.seat
+        if state.stock_count == 0:
+            return None  # faced with an empty stock the bots let the hand end
+        pile = state.discard_pile
+        if pile and may_take:
+            choice = self._pile_choice()
+            if choice is not None:
+                return choice
+        return Action(seat, DRAW, (), (), 0, 0, f"p{seat} draw")
+
+    def _pile_choice(self) -> Action | None:
+        state, seat = self.state, self.seat
+        pile = state.discard_pile
+        pickup = state.variant.pickup
+        size = state.hand_sizes[seat]
+        if pickup == "open":
+            useful = self._fits(pile[-1]) or len(pile) >= 4
+            return Action(seat, TAKE, (), (), 0, 0, f"p{seat} take") if useful and state.can_take(seat) else None
+        if pickup == "use-top":
+            # Keep two cards after the top card's meld, so the turn can end by a discard.
+            if size + len(pile) - 3 >= 2 and state.can_take(seat):
+                return Action(seat, TAKE, (), (), 0, 0, f"p{seat} take")
+            return None
+        if len(pile) >= 3 and size + len(pile) - 3 >= 2 and state.can_take(seat, len(pile)):
+            return Action(seat, TAKE, (), (), 0, len(pile), f"p{seat} take {len(pile)}")
+        if state._top_usable(seat, pile[-1], None, 1, own_only=False, wild_new_only=False) and state.can_take(seat, 1):
+            return Action(seat, TAKE, (), (), 0, 1, f"p{seat} take 1")
+        return None
+
+    def _fits(self, card: Card) -> bool:
+        """Does ``card`` extend one of our melds or pair with our hand?"""
+        state, seat = self.state, self.seat
+        hand = state.hands[seat]
+        for meld in state.melds:
+            if meld.side == state.side_of[seat] or state.variant.lay_off_anyone:
+                if state.can_add(seat, meld.number, (CardToken(card),)) if hand[card] else _would_fit(state, meld, card):
+                    return True
+        if IS_WILD_KIND[card]:
+            return False
+        rank, suit = RANK_OF[card], SUIT_OF[card]
+        same_rank = sum(hand[(rank - 1) * 4 + s] for s in range(4))
+        neighbours = sum(1 for r in (rank - 1, rank + 1) if 1 <= r <= 13 and hand[card_of(r, suit)])
+        return (state.variant.sets and same_rank >= 2) or neighbours >= 1 and same_rank == 0
+
+    # --- the play ------------------------------------------------------------------
+
+    def plays(self) -> Iterator[Action]:
+        """Melds and lay-offs, one at a time, re-reading the table after each."""
+        for _ in range(60):
+            action = self._next_play()
+            if action is None:
+                return
+            yield action
+            if self.state.is_over or self.state.step != "play":
+                return
+
+    def _next_play(self) -> Action | None:
+        state = self.state
+        obligation = state.obligation
+        if obligation is not None:
+            return self._play_using(obligation.card)
+        for tokens in self._meld_candidates():
+            if state.can_meld(self.seat, tokens) and self._size_ok(len(tokens), state.verify_meld(self.seat, tokens), None):
+                return _meld_action(self.seat, tokens)
+        for number, tokens in self._lay_off_candidates():
+            if state.can_add(self.seat, number, tokens):
+                target = state.melds[number - 1]
+                if self._size_ok(len(tokens), state.verify_add(self.seat, number, tokens).shape, target):
+                    return _add_action(self.seat, number, tokens)
+        return None
+
+    def _size_ok(self, playing: int, shape: Shape, target: TableMeld | None) -> bool:
+        """Never play down to one card that could not then be discarded."""
+        state, seat = self.state, self.seat
+        left = state.hand_sizes[seat] - playing
+        if left >= 2 or left == 0:
+            return True
+        side = state.side_of[seat]
+        return state._may_go_out(seat, shape, target) or state._may_pick_dead(side, direct=False)
+
+    def _play_using(self, card: Card) -> Action | None:
+        state, seat = self.state, self.seat
+        hand = state.hands[seat]
+        own_only = state.variant.pickup == "use-top"
+        before = state.obligation.before if state.obligation else ()
+        pool = list(before) if before else list(hand)
+        if not before:
+            pool[card] -= 1
+        from .state import _lay_off_candidates, _meld_partners
+
+        for a, b in _meld_partners(card, pool):
+            tokens = (CardToken(card), CardToken(a), CardToken(b))
+            if hand[a] - (a == card) >= 1 + (a == b) and state.can_meld(seat, tokens):
+                return _meld_action(seat, tokens)
+            for wild_tokens in _with_places(tokens, state.variant):
+                if state.can_meld(seat, wild_tokens):
+                    return _meld_action(seat, wild_tokens)
+        for meld in state.melds:
+            if own_only and meld.side != state.side_of[seat]:
+                continue
+            if own_only and meld.number > (state.obligation.melds_before if state.obligation else 0):
+                continue
+            for tokens in _lay_off_candidates(card, meld.shape, hand):
+                if state.can_add(seat, meld.number, tokens):
+                    return _add_action(seat, meld.number, tuple(tokens))
+        return None
+
+    def _meld_candidates(self) -> Iterator[tuple[CardToken, ...]]:
+        state, seat = self.state, self.seat
+        variant = state.variant
+        hand = state.hands[seat]
+        wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and hand[c] and not (c != JOKER_CODE and False)]
+        for suit in range(4):
+            present = [p for p in range(1, 15) if hand[card_of(p, suit)] and not (p == 2 and False)]
+            for run in _runs(present):
+                if len(run) >= 3:
+                    if not variant.ace_to_ace and run[0] == 1 and run[-1] == 14:
+                        run = run[:-1]
+                    yield tuple(CardToken(card_of(p, suit)) for p in run)
+            if wilds:
+                for low in range(1, 13):
+                    positions = [p for p in range(low, low + 3) if p <= 14]
+                    have = [p for p in positions if hand[card_of(p, suit)]]
+                    if len(positions) == 3 and len(have) == 2 and all(RANK_OF[card_of(p, suit)] != 2 for p in have):
+                        missing = next(p for p in positions if p not in have)
+                        wild = wilds[0]
+                        if wild == card_of(missing, suit) or (RANK_OF[wild] == 2 and hand[wild] < 1):
+                            continue
+                        cards = [CardToken(card_of(p, suit)) for p in have]
+                        cards.insert(positions.index(missing), CardToken(CARDS[wild], card_of(missing, suit)))
+                        yield tuple(cards)
+        if variant.sets:
+            for rank in range(1, 14):
+                if rank == 2:
+                    continue
+                cards = [CARDS[(rank - 1) * 4 + s] for s in range(4) for _ in range(hand[(rank - 1) * 4 + s])]
+                if variant.set_suits_distinct:
+                    cards = list(dict.fromkeys(cards))
+                if variant.set_max is not None:
+                    cards = cards[: variant.set_max]
+                if len(cards) >= 3:
+                    yield tuple(CardToken(c) for c in cards)
+                elif len(cards) == 2 and wilds:
+                    yield (CardToken(cards[0]), CardToken(cards[1]), CardToken(CARDS[wilds[0]]))
+
+    def _lay_off_candidates(self) -> Iterator[tuple[int, tuple[CardToken, ...]]]:
+        state, seat = self.state, self.seat
+        hand = state.hands[seat]
+        side = state.side_of[seat]
+        for meld in state.melds:
+            if meld.side != side and not (state.variant.lay_off_anyone and meld.owner == seat):
+                continue
+            for card in range(CARD_KINDS):
+                if hand[card] and (not IS_WILD_KIND[card] or meld.shape.wild_index < 0):
+                    yield meld.number, (CardToken(CARDS[card]),)
+
+    # --- the discard ---------------------------------------------------------------
+
+    def discard(self) -> Action | None:
+        state, seat = self.state, self.seat
+        hand = state.hands[seat]
+        scored = sorted(
+            (self._keep_value(c), self.rng.random(), c) for c in range(CARD_KINDS) if hand[c]
+        )
+        for _, _, card in scored:
+            if state.can_discard(seat, CARDS[card]):
+                return Action(seat, DISCARD, (CARDS[card],), (), 0, 0, f"p{seat} discard {CARD_TEXT[card]}")
+        return None
+
+    def _keep_value(self, card: int) -> int:
+        """Higher is worth keeping: wilds, cards near others of their suit or rank."""
+        if IS_WILD_KIND[card]:
+            return 100
+        hand = self.state.hands[self.seat]
+        rank, suit = RANK_OF[card], SUIT_OF[card]
+        score = 0
+        for r in (rank - 2, rank - 1, rank + 1, rank + 2):
+            if 1 <= r <= 14 and hand[card_of(r if r != 14 else 1, suit)]:
+                score += 3 if abs(r - rank) == 1 else 1
+        score += 2 * (sum(hand[(rank - 1) * 4 + s] for s in range(4)) - 1)
+        return score - self.state.variant.card_values[card] // 10
+
+
+def _would_fit(state: HandState, meld: object, card: Card) -> bool:
+    from .melds import resolve_add
+
+    try:
+        resolve_add(meld.shape, (CardToken(card),), state.variant)  # type: ignore[attr-defined]
+    except ValueError:
+        return False
+    return True
+
+
+def _with_places(tokens: Sequence[CardToken], variant: Variant) -> Iterator[tuple[CardToken, ...]]:
+    """The same meld with its wild's place named, for layouts that read two ways."""
+    from .melds import resolve_meld
+    from .errors import AmbiguousActionError, IllegalActionError
+
+    try:
+        resolve_meld(tokens, variant)
+        return
+    except AmbiguousActionError:
+        pass
+    except IllegalActionError:
+        return
+    naturals = [t.card for t in tokens if not IS_WILD_KIND[t.card]]
+    suit = SUIT_OF[naturals[0]]
+    positions = sorted(RANK_OF[c] for c in naturals)
+    for place in (positions[-1] + 1, positions[0] - 1):
+        if 1 <= place <= 14:
+            yield tuple(
+                CardToken(t.card, card_of(place, suit)) if IS_WILD_KIND[t.card] else t for t in tokens
+            )
+
+
+def _runs(positions: list[int]) -> list[list[int]]:
+    runs: list[list[int]] = []
+    for p in positions:
+        if runs and runs[-1][-1] == p - 1:
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    return runs
+
+
+def _meld_action(seat: int, tokens: Sequence[CardToken]) -> Action:
+    text = f"p{seat} meld " + " ".join(str(t) for t in tokens)
+    return Action(seat, MELD, (), tuple(tokens), 0, 0, text)
+
+
+def _add_action(seat: int, number: int, tokens: Sequence[CardToken]) -> Action:
+    text = f"p{seat} add m{number} " + " ".join(str(t) for t in tokens)
+    return Action(seat, ADD, (), tuple(tokens), number, 0, text)
+
+
+def play_hand(
+    variant: Variant, players: int, dealer: int, rng: random.Random
+) -> tuple[HandRecord, HandState]:
+    """Deal and play one hand to its end; return its record and final table."""
+    dealt, dead, discard, stock = deal_cards(variant, players, rng)
+    state = HandState.deal(variant, players, dealer, dealt, dead, discard, stock)
+    actions: list[Action] = []
+    takes_in_a_row = 0  # bots passing the pile around forever would never end the hand
+
+    def play(action: Action) -> None:
+        state.apply(action)
+        actions.append(action)
+
+    while not state.is_over and len(actions) < MAX_ACTIONS:
+        seat = state.turn
+        bot = Bot(state, seat, rng)
+        if state.step == DRAW_STEP:
+            choice = bot.draw_step(may_take=takes_in_a_row < 2 * players)
+            if choice is None:
+                state.finish_by_stock()
+                break
+            takes_in_a_row = takes_in_a_row + 1 if choice.verb == TAKE else 0
+            play(choice)
+        for action in bot.plays():
+            play(action)
+            if state.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
+                play(Action(seat, DEAD, (), (), 0, 0, f"p{seat} dead"))
+        if state.is_over or state.turn != seat:
+            continue
+        if state.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
+            play(Action(seat, DEAD, (), (), 0, 0, f"p{seat} dead"))
+            continue
+        choice = bot.discard()
+        if choice is None:
+            raise RuntimeError(f"bot p{seat} found no legal discard in {variant.id}")
+        play(choice)
+        if state.step == DEAD_INDIRECT_STEP:
+            play(Action(seat, DEAD, (), (), 0, 0, f"p{seat} dead"))
+    record = HandRecord(
+        dealer=dealer,
+        dealt=tuple(tuple(h) for h in dealt),
+        dead=tuple(tuple(p) for p in dead),
+        discard=discard,
+        stock=tuple(stock),
+        actions=tuple(a.canonical() for a in actions),
+        parsed=tuple(actions),
+        written=tuple(a.canonical() for a in actions),
+    )
+    return record, state
+
+
+def play_match(
+    variant: str | Variant,
+    players: int = 2,
+    hands: int | None = 1,
+    seed: int = 0,
+    mistakes: float = 0.0,
+    names: Sequence[str] | None = None,
+) -> Record:
+    """A complete match record: ``hands`` hands, or until a side wins if None.
+
+    With ``mistakes`` > 0, that share of hands claims a wrong score for one
+    side; such hands carry ``x-planted`` saying what was changed.
+    """
+    rules = find_variant(variant) if isinstance(variant, str) else variant
+    if players not in rules.player_counts:
+        raise ValueError(f"{rules.id} is played by {sorted(rules.player_counts)} players, not {players}")
+    rng = random.Random(f"{rules.id}/{players}/{seed}")
+    names = list(names) if names else [f"Bot {i}" for i in range(1, players + 1)]
+    sides = len(rules.sides_for(players))
+    totals = [0] * sides
+    records = []
+    dealer = players
+    limit = hands if hands is not None else 50
+    for _ in range(limit):
+        hand, state = play_hand(rules, players, dealer, rng)
+        if not state.is_over:
+            raise RuntimeError(f"self-play hand did not finish in {rules.id}")
+        scores = [p.total for p in score_hand(state)]
+        totals = [t + s for t, s in zip(totals, scores)]
+        claimed_scores, claimed_totals = list(scores), list(totals)
+        extra: tuple[tuple[str, object], ...] = ()
+        if mistakes and rng.random() < mistakes:
+            side = rng.randrange(sides)
+            delta = rng.choice((-100, -20, -10, -5, 5, 10, 20, 100))
+            claimed_scores[side] += delta
+            claimed_totals[side] += delta
+            extra = (("x-planted", f"side {side + 1} score {delta:+d}"),)
+        hand = HandRecord(
+            dealer=hand.dealer, dealt=hand.dealt, dead=hand.dead, discard=hand.discard, stock=hand.stock,
+            actions=hand.actions, result=Result(tuple(claimed_scores), tuple(claimed_totals)), extra=extra,
+            parsed=hand.parsed, written=hand.written,
+        )
+        records.append(hand)
+        dealer = dealer % players + 1
+        if hands is None and max(totals) >= rules.target:
+            break
+    return Record(
+        variant=rules.id,
+        players=tuple(names),
+        hands=tuple(records),
+        metadata=(("event", "self-play"), ("source", f"buraco selfplay seed {seed}")),
+    )

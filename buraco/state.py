@@ -1,0 +1,831 @@
+"""The hand state machine: one deal played action by action.
+
+Every player action comes as a triad, as in pokerkit: ``verify_meld`` raises
+:class:`IllegalActionError` with a sentence a player understands, ``can_meld``
+answers, ``meld`` applies and returns a frozen operation. Replay, the bots and
+the checks all go through these methods, so they agree by construction.
+
+Hands are kept as 53 counters per seat (one per kind of card): the two decks
+hold identical cards, and counting is all the rules ever need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import combinations_with_replacement
+from typing import Any, Final, NamedTuple
+
+from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
+from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of, deck_counts, sort_key
+from .errors import AmbiguousActionError, IllegalActionError
+from .melds import (
+    CLEAN,
+    IS_WILD_KIND,
+    AddResult,
+    CardToken,
+    Shape,
+    canasta_kind,
+    resolve_add,
+    resolve_meld,
+)
+from .rules import Variant
+
+DRAW_STEP: Final = "draw"
+PLAY_STEP: Final = "play"
+DEAD_DIRECT_STEP: Final = "dead-direct"
+DEAD_INDIRECT_STEP: Final = "dead-indirect"
+OVER: Final = "over"
+
+OUT: Final = "out"
+STOCK: Final = "stock"
+
+
+class Drew(NamedTuple):
+    seat: int
+    card: Card
+
+
+class Took(NamedTuple):
+    seat: int
+    cards: tuple[Card, ...]
+
+
+class Melded(NamedTuple):
+    seat: int
+    number: int
+    shape: Shape
+
+
+class LaidOff(NamedTuple):
+    seat: int
+    number: int
+    shape: Shape
+
+
+class PickedDead(NamedTuple):
+    seat: int
+    pile: int
+    cards: tuple[Card, ...]
+
+
+class Discarded(NamedTuple):
+    seat: int
+    card: Card
+
+
+Operation = Drew | Took | Melded | LaidOff | PickedDead | Discarded
+
+
+class TableMeld:
+    """A meld on the table; its shape changes as cards are laid off."""
+
+    __slots__ = ("number", "shape", "side", "owner", "founding")
+
+    def __init__(self, number: int, shape: Shape, side: int, owner: int, founding: int) -> None:
+        self.number = number
+        self.shape = shape
+        self.side = side
+        self.owner = owner
+        self.founding = founding  # run positions whose cards came from the meld action
+
+    def kind(self, variant: Variant) -> str | None:
+        return canasta_kind(self.shape, variant, self.founding)
+
+    def to_json(self, variant: Variant) -> dict[str, Any]:
+        shape = self.shape
+        layout = []
+        for index, card in enumerate(shape.cards):
+            entry: dict[str, Any] = {"card": CARD_TEXT[card]}
+            if index == shape.wild_index:
+                entry["as"] = shape.stand_in()
+            layout.append(entry)
+        return {
+            "id": f"m{self.number}",
+            "side": self.side,
+            "owner": self.owner,
+            "type": "run" if shape.is_run else "set",
+            "cards": [CARD_TEXT[c] for c in shape.cards],
+            "layout": layout,
+            "wild": None if shape.wild_index < 0 else {"card": CARD_TEXT[shape.cards[shape.wild_index]], "as": shape.stand_in()},
+            "canasta": self.kind(variant),
+        }
+
+
+class Obligation(NamedTuple):
+    """A card taken from the pile that must be melded this turn."""
+
+    card: Card
+    before: tuple[int, ...]  # use-top: the hand before the pick-up; dig: empty
+    melds_before: int
+
+
+class HandState:
+    """The table during one hand. Build it with :meth:`deal`."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        players: int,
+        dealer: int,
+        dealt: Sequence[Sequence[Card]],
+        dead: Sequence[Sequence[Card]],
+        discard: Card | None,
+        stock: Sequence[Card] | None,
+    ) -> None:
+        self.variant = variant
+        self.players = players
+        self.dealer = dealer
+        self.sides = variant.sides_for(players)
+        self.side_of = [0] * (players + 1)
+        for index, seats in enumerate(self.sides):
+            for seat in seats:
+                self.side_of[seat] = index
+        self.hands = [[0] * CARD_KINDS for _ in range(players + 1)]
+        self.hand_sizes = [0] * (players + 1)
+        for seat, cards in enumerate(dealt, start=1):
+            counts = self.hands[seat]
+            for card in cards:
+                counts[card] += 1
+            self.hand_sizes[seat] = len(cards)
+        self.dead = [list(pile) for pile in dead]
+        self.dead_total = len(self.dead)
+        self.discard_pile: list[Card] = [discard] if discard is not None else []
+        self.stock: list[Card] = list(reversed(stock)) if stock is not None else []  # top card last
+        self.hidden = 0  # cards of an unrecorded stock: draws must name them
+        self.seen = [0] * CARD_KINDS  # every card accounted for, for unrecorded stocks
+        self.deck = deck_counts(variant.jokers)
+        self.dead_taken = [False] * len(self.sides)
+        self.dead_unplayed = [0] * len(self.sides)  # seat that took it indirectly and has not played since
+        self.melds: list[TableMeld] = []
+        self.melded_points = [0] * len(self.sides)
+        self.turn = dealer % players + 1
+        self.step = DRAW_STEP
+        self.obligation: Obligation | None = None
+        self.ended_by: str | None = None
+        self.out_by = 0
+        self.ply = 0
+        self.operations: list[Operation] = []
+        self._check_deal(dealt, dead, discard, stock)
+
+    @classmethod
+    def deal(
+        cls,
+        variant: Variant,
+        players: int,
+        dealer: int,
+        dealt: Sequence[Sequence[Card]],
+        dead: Sequence[Sequence[Card]] = (),
+        discard: Card | None = None,
+        stock: Sequence[Card] | None = None,
+    ) -> HandState:
+        """Set up a hand; raise IllegalActionError for a broken deal."""
+        return cls(variant, players, dealer, dealt, dead, discard, stock)
+
+    # --- the deal --------------------------------------------------------------------
+
+    def _check_deal(
+        self,
+        dealt: Sequence[Sequence[Card]],
+        dead: Sequence[Sequence[Card]],
+        discard: Card | None,
+        stock: Sequence[Card] | None,
+    ) -> None:
+        variant = self.variant
+        if not 1 <= self.dealer <= self.players:
+            raise IllegalActionError(f"the dealer must be a seat from 1 to {self.players}, not {self.dealer}")
+        if len(dealt) != self.players:
+            raise IllegalActionError(f"{len(dealt)} hands dealt for {self.players} players")
+        for seat, cards in enumerate(dealt, start=1):
+            if len(cards) != variant.hand_size:
+                raise IllegalActionError(f"p{seat} was dealt {len(cards)} cards; {variant.id} deals {variant.hand_size}")
+        if len(dead) != variant.dead_piles:
+            raise IllegalActionError(f"{len(dead)} dead piles; {variant.id} has {variant.dead_piles}")
+        for index, pile in enumerate(dead, start=1):
+            if len(pile) != variant.dead_pile_size:
+                raise IllegalActionError(f"dead pile {index} has {len(pile)} cards; it should have {variant.dead_pile_size}")
+        if variant.first_discard and discard is None:
+            raise IllegalActionError(f"{variant.id} turns up a first discard; the deal has none")
+        if not variant.first_discard and discard is not None:
+            raise IllegalActionError(f"{variant.id} has no first discard; the deal has one")
+        seen = self.seen
+        for cards in (*dealt, *dead, (discard,) if discard is not None else (), stock or ()):
+            for card in cards:
+                seen[card] += 1
+        for card in range(CARD_KINDS):
+            if seen[card] > self.deck[card]:
+                raise IllegalActionError(
+                    f"{CARD_TEXT[card]} appears {seen[card]} times; the {variant.deck_size}-card deck holds {self.deck[card]}"
+                )
+        dealt_count = sum(len(c) for c in dealt) + sum(len(p) for p in dead) + (discard is not None)
+        if stock is not None:
+            missing = [CARD_TEXT[c] for c in range(CARD_KINDS) if seen[c] < self.deck[c]]
+            if missing:
+                raise IllegalActionError(f"the stock does not complete the deck: missing {' '.join(missing[:8])}")
+        else:
+            self.hidden = variant.deck_size - dealt_count
+        if self.stock_count == 0:
+            raise IllegalActionError("the deal leaves no stock")
+
+    # --- small queries ---------------------------------------------------------------
+
+    @property
+    def stock_count(self) -> int:
+        return len(self.stock) + self.hidden
+
+    @property
+    def is_over(self) -> bool:
+        return self.step == OVER
+
+    @property
+    def top(self) -> Card | None:
+        return self.discard_pile[-1] if self.discard_pile else None
+
+    def hand_of(self, seat: int) -> list[Card]:
+        counts = self.hands[seat]
+        return sorted((CARDS[c] for c in range(CARD_KINDS) for _ in range(counts[c])), key=sort_key)
+
+    def side_melds(self, side: int) -> list[TableMeld]:
+        return [m for m in self.melds if m.side == side]
+
+    def _name(self, seat: int) -> str:
+        return f"p{seat}"
+
+    def _expect(self, seat: int, steps: tuple[str, ...], doing: str) -> None:
+        if self.step == OVER:
+            raise IllegalActionError(f"the hand is over ({self._why_over()}): p{seat} cannot {doing}")
+        if seat != self.turn:
+            raise IllegalActionError(f"it is p{self.turn}'s turn, not p{seat}'s")
+        if self.step in steps:
+            return
+        if self.step == DRAW_STEP:
+            raise IllegalActionError(f"p{seat} must first draw from the stock or take the pile")
+        if self.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
+            raise IllegalActionError(f"p{seat} emptied the hand and must now pick up the dead pile")
+        raise IllegalActionError(f"p{seat} has already drawn this turn: {doing} is not possible now")
+
+    def _why_over(self) -> str:
+        if self.ended_by == OUT:
+            return f"p{self.out_by} went out"
+        return "the stock is exhausted"
+
+    def _holds(self, seat: int, cards: Iterable[Card]) -> None:
+        counts = self.hands[seat]
+        need: dict[int, int] = {}
+        for card in cards:
+            need[card] = need.get(card, 0) + 1
+        for card, number in need.items():
+            if counts[card] < number:
+                held = "does not hold" if counts[card] == 0 else f"holds only {counts[card]}"
+                raise IllegalActionError(f"p{seat} {held} {CARD_TEXT[card]}")
+
+    # --- draw step -------------------------------------------------------------------
+
+    def verify_draw(self, seat: int, card: Card | None = None) -> None:
+        self._expect(seat, (DRAW_STEP,), "draw")
+        if self.stock_count == 0:
+            raise IllegalActionError(f"p{seat} cannot draw: the stock is empty")
+        if self.hidden:
+            if card is None:
+                raise IllegalActionError(f"p{seat} must name the card drawn: the record gives no stock")
+            if self.seen[card] >= self.deck[card]:
+                raise IllegalActionError(f"p{seat} cannot draw {CARD_TEXT[card]}: every {CARD_TEXT[card]} is already in play")
+        elif card is not None and card != self.stock[-1]:
+            raise IllegalActionError(f"the top card of the stock is {CARD_TEXT[self.stock[-1]]}, not {CARD_TEXT[card]}")
+
+    def can_draw(self, seat: int, card: Card | None = None) -> bool:
+        return _succeeds(self.verify_draw, seat, card)
+
+    def draw(self, seat: int, card: Card | None = None) -> Drew:
+        self.verify_draw(seat, card)
+        if self.hidden:
+            assert card is not None
+            self.hidden -= 1
+            self.seen[card] += 1
+        else:
+            card = self.stock.pop()
+        self.hands[seat][card] += 1
+        self.hand_sizes[seat] += 1
+        self._start_playing(seat)
+        return self._log(Drew(seat, card))
+
+    def _start_playing(self, seat: int) -> None:
+        self.step = PLAY_STEP
+        side = self.side_of[seat]
+        if self.dead_unplayed[side] == seat:
+            self.dead_unplayed[side] = 0
+
+    def verify_take(self, seat: int, count: int = 0) -> None:
+        self._expect(seat, (DRAW_STEP,), "take the pile")
+        pile = self.discard_pile
+        if not pile:
+            raise IllegalActionError(f"p{seat} cannot take: the discard pile is empty")
+        pickup = self.variant.pickup
+        if count and pickup != "dig":
+            raise IllegalActionError(f"in {self.variant.id} the whole pile is taken: write 'take' without a number")
+        if count > len(pile):
+            raise IllegalActionError(f"p{seat} cannot take {count} cards: the pile holds {len(pile)}")
+        if pickup == "use-top":
+            top = pile[-1]
+            if not self._top_usable(seat, top, tuple(self.hands[seat]), len(pile), own_only=True, wild_new_only=True):
+                raise IllegalActionError(
+                    f"p{seat} cannot take the pile: the top card {CARD_TEXT[top]} fits no meld of p{seat}'s side "
+                    f"and p{seat} holds no two cards to make one"
+                )
+        elif pickup == "dig":
+            taken = count or len(pile)
+            if taken > 1:
+                reached = pile[-taken]
+                if not self._top_usable(seat, reached, None, taken, own_only=False, wild_new_only=False):
+                    raise IllegalActionError(
+                        f"p{seat} cannot reach down to {CARD_TEXT[reached]}: no legal play could meld it this turn"
+                    )
+
+    def can_take(self, seat: int, count: int = 0) -> bool:
+        return _succeeds(self.verify_take, seat, count)
+
+    def take(self, seat: int, count: int = 0) -> Took:
+        self.verify_take(seat, count)
+        pile = self.discard_pile
+        taken_count = count or len(pile)
+        taken = tuple(pile[-taken_count:])
+        before = tuple(self.hands[seat])
+        del pile[-taken_count:]
+        counts = self.hands[seat]
+        for card in taken:
+            counts[card] += 1
+        self.hand_sizes[seat] += taken_count
+        if self.variant.pickup == "use-top":
+            self.obligation = Obligation(taken[-1], before, len(self.melds))
+        elif self.variant.pickup == "dig" and taken_count > 1:
+            self.obligation = Obligation(taken[0], (), len(self.melds))
+        self._start_playing(seat)
+        return self._log(Took(seat, taken))
+
+    # --- melds and lay-offs ----------------------------------------------------------
+
+    def verify_meld(self, seat: int, tokens: Sequence[CardToken]) -> Shape:
+        """The layout the meld would have; raise if it is illegal."""
+        self._expect(seat, (PLAY_STEP,), "meld")
+        shape = resolve_meld(tokens, self.variant)
+        self._holds(seat, (t.card for t in tokens))
+        if len(tokens) == self.hand_sizes[seat]:
+            self._check_emptying_meld(seat, shape, None)
+        return shape
+
+    def can_meld(self, seat: int, tokens: Sequence[CardToken]) -> bool:
+        return _succeeds(self.verify_meld, seat, tokens)
+
+    def meld(self, seat: int, tokens: Sequence[CardToken]) -> Melded:
+        shape = self.verify_meld(seat, tokens)
+        counts = self.hands[seat]
+        values = self.variant.card_values
+        points = 0
+        for token in tokens:
+            counts[token.card] -= 1
+            points += values[token.card]
+        self.hand_sizes[seat] -= len(tokens)
+        side = self.side_of[seat]
+        self.melded_points[side] += points
+        founding = sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
+        number = len(self.melds) + 1
+        self.melds.append(TableMeld(number, shape, side, seat, founding))
+        if self.obligation is not None and self._meld_uses(self.obligation, shape.cards, True):
+            self.obligation = None
+        if self.hand_sizes[seat] == 0:
+            self._after_emptying_meld(seat)
+        return self._log(Melded(seat, number, shape))
+
+    def verify_add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> AddResult:
+        self._expect(seat, (PLAY_STEP,), "lay off")
+        if not 1 <= number <= len(self.melds):
+            raise IllegalActionError(f"there is no meld m{number}: {len(self.melds)} melds are on the table")
+        target = self.melds[number - 1]
+        side = self.side_of[seat]
+        if target.side != side and not self.variant.lay_off_anyone:
+            raise IllegalActionError(f"m{number} belongs to the other side: lay off on your own side's melds only")
+        result = resolve_add(target.shape, tokens, self.variant)
+        laid = [t.card for i, t in enumerate(tokens) if i != result.directive]
+        self._holds(seat, laid)
+        if len(laid) == self.hand_sizes[seat]:
+            self._check_emptying_meld(seat, result.shape, target)
+        return result
+
+    def can_add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> bool:
+        return _succeeds(self.verify_add, seat, number, tokens)
+
+    def add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> LaidOff:
+        result = self.verify_add(seat, number, tokens)
+        target = self.melds[number - 1]
+        counts = self.hands[seat]
+        values = self.variant.card_values
+        points = 0
+        laid = [t.card for i, t in enumerate(tokens) if i != result.directive]
+        for card in laid:
+            counts[card] -= 1
+            points += values[card]
+        self.hand_sizes[seat] -= len(laid)
+        self.melded_points[self.side_of[seat]] += points
+        if target.shape.is_run and target.founding:
+            target.founding = _move_founding(target.founding, result)
+        obligation = self.obligation
+        if obligation is not None and self._add_uses(obligation, target, result.shape, laid):
+            self.obligation = None
+        target.shape = result.shape
+        if self.hand_sizes[seat] == 0:
+            self._after_emptying_meld(seat)
+        return self._log(LaidOff(seat, number, result.shape))
+
+    def _meld_uses(self, obligation: Obligation, cards: Sequence[Card], new_meld: bool) -> bool:
+        if obligation.card not in cards:
+            return False
+        if not obligation.before or not new_meld:
+            return True
+        rest = list(cards)
+        rest.remove(obligation.card)
+        before = obligation.before
+        held: dict[int, int] = {}
+        for card in rest:
+            held[card] = held.get(card, 0) + 1
+        return sum(min(n, before[c]) for c, n in held.items()) >= 2
+
+    def _add_uses(self, obligation: Obligation, target: TableMeld, shape: Shape, laid: Sequence[Card]) -> bool:
+        card = obligation.card
+        if card not in laid:
+            return False
+        if not obligation.before:  # dig: the reached card may go onto any meld
+            return True
+        if target.number > obligation.melds_before or card == JOKER_CODE:
+            return False
+        if RANK_OF[card] == 2:  # a 2 counts only where it lies as a natural
+            return shape.is_run and SUIT_OF[card] == shape.suit and shape.low <= 2 <= shape.high and shape.wild_index != 2 - shape.low
+        return True
+
+    def _check_emptying_meld(self, seat: int, shape: Shape, target: TableMeld | None) -> None:
+        """A meld or lay-off that plays the last card: going out or a direct pick-up."""
+        variant = self.variant
+        side = self.side_of[seat]
+        if self._may_go_out(seat, shape, target):
+            if not variant.out_by_meld:
+                raise IllegalActionError(f"in {variant.id} a player goes out by discarding: p{seat} cannot meld the last card")
+            self._check_obligation_met(seat, shape, target)
+            return
+        if self._may_pick_dead(side, direct=True):
+            return
+        raise IllegalActionError(f"p{seat} cannot play the last card: {self._why_no_empty(seat, shape, target, direct=True)}")
+
+    def _check_obligation_met(self, seat: int, shape: Shape, target: TableMeld | None) -> None:
+        obligation = self.obligation
+        if obligation is None:
+            return
+        if target is None and self._meld_uses(obligation, shape.cards, True):
+            return
+        if target is not None and self._add_uses(obligation, target, shape, list(shape.cards)):
+            return
+        raise IllegalActionError(
+            f"p{seat} took the pile and must meld its card {CARD_TEXT[obligation.card]} before the turn ends"
+        )
+
+    def _after_emptying_meld(self, seat: int) -> None:
+        if self._may_go_out(seat, None, None) and self.variant.out_by_meld:
+            self._end(OUT, seat)
+        else:
+            self.step = DEAD_DIRECT_STEP
+
+    def _may_go_out(self, seat: int, shape: Shape | None, target: TableMeld | None) -> bool:
+        variant = self.variant
+        side = self.side_of[seat]
+        if variant.out_needs_dead and not self.dead_taken[side] and self.dead:
+            return False
+        for meld in self.melds:
+            if meld.side != side or (variant.lay_off_anyone and meld.owner != seat):
+                continue
+            kind = canasta_kind(shape, variant, meld.founding) if meld is target and shape is not None else meld.kind(variant)
+            if kind is not None and (kind != "dirty" or not variant.out_needs_clean):
+                return True
+        if shape is not None and target is None:
+            kind = canasta_kind(shape, variant, _all_positions(shape))
+            return kind is not None and (kind != "dirty" or not variant.out_needs_clean)
+        return False
+
+    def _may_pick_dead(self, side: int, direct: bool) -> bool:
+        variant = self.variant
+        if not self.dead or self.dead_taken[side]:
+            return False
+        return variant.direct_dead or not direct
+
+    def _why_no_empty(self, seat: int, shape: Shape | None, target: TableMeld | None, direct: bool) -> str:
+        variant = self.variant
+        side = self.side_of[seat]
+        if variant.out_needs_dead and not self.dead_taken[side] and self.dead:
+            return f"in {variant.id} the dead pile cannot be picked up by melding the last card"
+        need = "a clean canasta" if variant.out_needs_clean else "a canasta"
+        whose = "their own" if variant.lay_off_anyone else f"p{seat}'s side"
+        if not self._may_go_out(seat, shape, target):
+            return f"going out needs {need} of {whose}, and there is none"
+        return "the hand may not be left empty"
+
+    # --- dead piles ----------------------------------------------------------------
+
+    def verify_pick_dead(self, seat: int) -> None:
+        if self.step == OVER or seat != self.turn or self.step not in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
+            if self.step in (DRAW_STEP, PLAY_STEP) and seat == self.turn:
+                raise IllegalActionError(f"p{seat} picks up a dead pile only on emptying the hand")
+            self._expect(seat, (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP), "pick up a dead pile")
+
+    def can_pick_dead(self, seat: int) -> bool:
+        return _succeeds(self.verify_pick_dead, seat)
+
+    def pick_dead(self, seat: int) -> PickedDead:
+        self.verify_pick_dead(seat)
+        side = self.side_of[seat]
+        pile = self.dead.pop(0)
+        index = self.dead_total - len(self.dead)
+        counts = self.hands[seat]
+        for card in pile:
+            counts[card] += 1
+        self.hand_sizes[seat] += len(pile)
+        self.dead_taken[side] = True
+        operation = PickedDead(seat, index, tuple(pile))
+        if self.step == DEAD_INDIRECT_STEP:
+            if self.variant.penalty_dead_unplayed:
+                self.dead_unplayed[side] = seat
+            self._log(operation)
+            self._next_turn()
+            return operation
+        self.step = PLAY_STEP
+        return self._log(operation)
+
+    # --- discard ---------------------------------------------------------------------
+
+    def verify_discard(self, seat: int, card: Card) -> None:
+        self._expect(seat, (PLAY_STEP,), "discard")
+        self._holds(seat, (card,))
+        obligation = self.obligation
+        if obligation is not None:
+            raise IllegalActionError(
+                f"p{seat} took the pile and must meld {CARD_TEXT[obligation.card]} this turn; "
+                f"the turn cannot end without it"
+            )
+        if self.hand_sizes[seat] == 1:
+            side = self.side_of[seat]
+            if not self._may_go_out(seat, None, None) and not self._may_pick_dead(side, direct=False):
+                raise IllegalActionError(f"p{seat} cannot discard the last card: {self._why_no_empty(seat, None, None, direct=False)}")
+
+    def can_discard(self, seat: int, card: Card) -> bool:
+        return _succeeds(self.verify_discard, seat, card)
+
+    def discard(self, seat: int, card: Card) -> Discarded:
+        self.verify_discard(seat, card)
+        self.hands[seat][card] -= 1
+        self.hand_sizes[seat] -= 1
+        self.discard_pile.append(card)
+        operation = self._log(Discarded(seat, card))
+        if self.hand_sizes[seat] == 0:
+            if self._may_go_out(seat, None, None):
+                self._end(OUT, seat)
+            else:
+                self.step = DEAD_INDIRECT_STEP
+            return operation
+        self._next_turn()
+        return operation
+
+    # --- turns and the end -----------------------------------------------------------
+
+    def _next_turn(self) -> None:
+        self.turn = self.turn % self.players + 1
+        self.step = DRAW_STEP
+        self.obligation = None
+        if self.stock_count == 0:
+            if self.variant.dead_to_stock and self.dead:
+                self._dead_piles_to_stock()
+            elif not self.can_take(self.turn):
+                self._end(STOCK, 0)
+
+    def _dead_piles_to_stock(self) -> None:
+        # In deal order, first card on top: the stock's top is its last element.
+        cards = [card for pile in self.dead for card in pile]
+        self.stock = list(reversed(cards))
+        self.dead = []
+
+    def finish_by_stock(self) -> None:
+        """The player to draw faces an empty stock and does not take: the hand ends."""
+        if self.step == DRAW_STEP and self.stock_count == 0:
+            self._end(STOCK, 0)
+
+    @property
+    def awaits_stock_end(self) -> bool:
+        """The hand may end here: the stock is empty and the pile is not taken."""
+        return self.step == DRAW_STEP and self.stock_count == 0
+
+    def _end(self, how: str, seat: int) -> None:
+        self.step = OVER
+        self.ended_by = how
+        self.out_by = seat
+        self.obligation = None
+
+    def _log(self, operation: Any) -> Any:
+        self.ply += 1
+        self.operations.append(operation)
+        return operation
+
+    # --- applying record actions ----------------------------------------------------
+
+    def apply(self, action: Action) -> Operation:
+        """Play one parsed action (see :mod:`buraco.actions`)."""
+        verb = action.verb
+        seat = action.seat
+        if verb == DRAW:
+            return self.draw(seat, action.cards[0] if action.cards else None)
+        if verb == DISCARD:
+            return self.discard(seat, action.cards[0])
+        if verb == MELD:
+            return self.meld(seat, action.tokens)
+        if verb == ADD:
+            return self.add(seat, action.meld, action.tokens)
+        if verb == TAKE:
+            return self.take(seat, action.count)
+        if verb == DEAD:
+            return self.pick_dead(seat)
+        raise IllegalActionError(f"unknown verb {verb!r}")
+
+    # --- can the top card be used? ---------------------------------------------------
+
+    def _top_usable(
+        self,
+        seat: int,
+        card: Card,
+        before: tuple[int, ...] | None,
+        taken: int,
+        own_only: bool,
+        wild_new_only: bool,
+    ) -> bool:
+        """Could some legal play this turn meld ``card`` (rules.md 4: use-top, dig)?"""
+        hand_after = list(self.hands[seat])
+        for c in self.discard_pile[-taken:]:
+            hand_after[c] += 1
+        size_after = self.hand_sizes[seat] + taken
+        pool = list(before) if before is not None else list(hand_after)
+        if before is None:
+            pool[card] -= 1
+        side = self.side_of[seat]
+        for partner_a, partner_b in _meld_partners(card, pool):
+            tokens = [CardToken(card), CardToken(partner_a), CardToken(partner_b)]
+            try:
+                shape = resolve_meld(tokens, self.variant)
+            except AmbiguousActionError:
+                return True
+            except IllegalActionError:
+                continue
+            if size_after > 3 or self._may_empty_with(seat, shape, None):
+                return True
+        if wild_new_only and card == JOKER_CODE:
+            return False
+        for meld in self.melds:
+            if own_only and meld.side != side:
+                continue
+            for tokens in _lay_off_candidates(card, meld.shape, hand_after):
+                try:
+                    result = resolve_add(meld.shape, tokens, self.variant)
+                except IllegalActionError:
+                    continue
+                if wild_new_only and RANK_OF[card] == 2 and not self._add_uses(
+                    Obligation(card, (1,), len(self.melds)), meld, result.shape, [card]
+                ):
+                    continue
+                if size_after > len(tokens) or self._may_empty_with(seat, result.shape, meld):
+                    return True
+        return False
+
+    def _may_empty_with(self, seat: int, shape: Shape, target: TableMeld | None) -> bool:
+        if self._may_go_out(seat, shape, target) and self.variant.out_by_meld:
+            return True
+        return self._may_pick_dead(self.side_of[seat], direct=True)
+
+    # --- serialisation ---------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The table as plain data, for the replay pages and the API."""
+        variant = self.variant
+        return {
+            "ply": self.ply,
+            "turn": self.turn,
+            "step": self.step,
+            "hands": {str(seat): [CARD_TEXT[c] for c in self.hand_of(seat)] for seat in range(1, self.players + 1)},
+            "melds": [m.to_json(variant) for m in self.melds],
+            "discard": [CARD_TEXT[c] for c in self.discard_pile],
+            "stock": self.stock_count,
+            "dead": [len(p) for p in self.dead],
+            "dead_taken": list(self.dead_taken),
+            "must_meld": CARD_TEXT[self.obligation.card] if self.obligation else None,
+            "running": [
+                {
+                    "melded": self.melded_points[side],
+                    "canastas": sum(
+                        1 for m in self.melds if m.side == side and m.kind(variant) is not None
+                    ),
+                }
+                for side in range(len(self.sides))
+            ],
+            "ended_by": self.ended_by,
+            "out_by": self.out_by or None,
+        }
+
+
+def _succeeds(check: Any, *args: Any) -> bool:
+    try:
+        check(*args)
+    except IllegalActionError:
+        return False
+    return True
+
+
+def _all_positions(shape: Shape) -> int:
+    return sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
+
+
+def _move_founding(founding: int, result: AddResult) -> int:
+    """Carry the table wild's "came from the meld action" mark to its new place."""
+    if not result.wild_from:
+        return founding
+    was_founding = founding >> result.wild_from & 1
+    founding &= ~(1 << result.wild_from)
+    new_place = result.wild_to or 2  # no new place: it became the natural 2
+    if was_founding:
+        founding |= 1 << new_place
+    return founding
+
+
+def _meld_partners(card: Card, pool: Sequence[int]) -> Iterable[tuple[Card, Card]]:
+    """Pairs of cards from ``pool`` that might make a 3-card meld with ``card``.
+
+    A legal meld holding ``card`` always contains a legal 3-card one holding it
+    (three consecutive places of a run, or three cards of a set), so 3-card
+    melds are enough to decide whether a card can be melded.
+    """
+    wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and pool[c]]
+    candidates: set[int] = set(wilds)
+    if IS_WILD_KIND[card]:
+        # The card as a wild (or a 2 as its own natural): naturals that pair up.
+        candidates.update(c for c in range(CARD_KINDS) if pool[c])
+    else:
+        rank, suit = RANK_OF[card], SUIT_OF[card]
+        for other in range(JOKER_CODE):
+            if not pool[other]:
+                continue
+            if RANK_OF[other] == rank:
+                candidates.add(other)
+            elif SUIT_OF[other] == suit and _run_distance(RANK_OF[other], rank) <= 2:
+                candidates.add(other)
+    ordered = sorted(candidates)
+    for a, b in combinations_with_replacement(ordered, 2):
+        if a == b and pool[a] < 2:
+            continue
+        yield CARDS[a], CARDS[b]
+
+
+def _run_distance(rank_a: int, rank_b: int) -> int:
+    distance = abs(rank_a - rank_b)
+    if rank_a == 1 or rank_b == 1:
+        distance = min(distance, abs((14 if rank_a == 1 else rank_a) - (14 if rank_b == 1 else rank_b)))
+    return distance
+
+
+def _lay_off_candidates(card: Card, shape: Shape, hand: Sequence[int]) -> Iterable[list[CardToken]]:
+    """Lay-offs of ``card`` onto ``shape``, bridged by held cards where needed."""
+    yield [CardToken(card)]
+    if not shape.is_run or IS_WILD_KIND[card] or SUIT_OF[card] != shape.suit:
+        return
+    suit = shape.suit
+    positions = (1, 14) if RANK_OF[card] == 1 else (RANK_OF[card],)
+    spare = list(hand)
+    spare[card] -= 1
+    wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and spare[c]]
+    for position in positions:
+        if shape.low <= position <= shape.high:
+            continue
+        between = range(shape.high + 1, position) if position > shape.high else range(position + 1, shape.low)
+        bridge: list[CardToken] = []
+        used_wild = shape.wild_index >= 0
+        ok = True
+        counts = list(spare)
+        for place in between:
+            natural = card_of(place, suit)
+            if counts[natural]:
+                counts[natural] -= 1
+                bridge.append(CardToken(natural))
+                continue
+            wild = next((w for w in wilds if counts[w]), None)
+            if used_wild or wild is None:
+                ok = False
+                break
+            counts[wild] -= 1
+            used_wild = True
+            bridge.append(CardToken(CARDS[wild], natural))
+        if ok and bridge:
+            yield [CardToken(card), *bridge]
+
+
+__all__ = [
+    "DEAD_DIRECT_STEP", "DEAD_INDIRECT_STEP", "DRAW_STEP", "Discarded", "Drew", "HandState", "LaidOff", "Melded",
+    "OUT", "OVER", "Operation", "PLAY_STEP", "PickedDead", "STOCK", "TableMeld", "Took", "CLEAN",
+]
