@@ -40,15 +40,15 @@ class Action(NamedTuple):
     cards: tuple[Card, ...]  # draw (0 or 1 card) and discard (1 card)
     tokens: tuple[CardToken, ...]  # meld and add
     meld: int  # add: the meld number K of mK
-    count: int  # take N; 0 for the whole pile
+    depth: int  # take N; 0 for the whole pile
     text: str
 
     def canonical(self) -> str:
         parts = [f"p{self.seat}", self.verb]
         if self.verb == ADD:
             parts.append(f"m{self.meld}")
-        if self.verb == TAKE and self.count:
-            parts.append(str(self.count))
+        if self.verb == TAKE and self.depth:
+            parts.append(str(self.depth))
         parts.extend(CARD_TEXT[c] for c in self.cards)
         parts.extend(str(t) for t in self.tokens)
         return " ".join(parts)

@@ -274,7 +274,7 @@ class _Reader:
     def _cards(self, value: Any, path: Path, what: str) -> tuple[Card, ...]:
         if not isinstance(value, str):
             raise self.fail(f"{what} must be a string of cards such as \"7h 8h JK\"", path)
-        cards = []
+        cards: list[Card] = []
         lookup = CARD_BY_TEXT
         for word in value.split():
             card = lookup.get(word) or lookup.get(word.lower())
@@ -316,8 +316,8 @@ class _Reader:
         for ply, text in enumerate(actions_data):
             if not isinstance(text, str):
                 raise self.fail("each action is a string such as \"p1 draw\"", (*path, "actions", ply))
-            key = (text, players)
-            action = _ACTION_CACHE.get(key)
+            cache_key = (text, players)
+            action = _ACTION_CACHE.get(cache_key)
             if action is None:
                 try:
                     action = parse_action(text, players)
@@ -327,7 +327,7 @@ class _Reader:
                     ) from None
                 if len(_ACTION_CACHE) > 200_000:
                     _ACTION_CACHE.clear()
-                _ACTION_CACHE[key] = action
+                _ACTION_CACHE[cache_key] = action
             parsed.append(action)
         result = self._result(data.get("result"), (*path, "result"), sides)
         notes = self._notes(data.get("notes", []), (*path, "notes"))
@@ -353,7 +353,7 @@ class _Reader:
         extra = self._check_keys(data, RESULT_KEYS, path)
         if "scores" not in data:
             raise self.fail("result needs scores, one per side", path)
-        values = []
+        values: list[tuple[int, ...] | None] = []
         for key in ("scores", "totals"):
             numbers = data.get(key)
             if numbers is None:

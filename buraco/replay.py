@@ -299,9 +299,10 @@ def _plain_reads_back(record: Record, operation: Any) -> bool:
     from .melds import CardToken, resolve_meld
 
     try:
-        return resolve_meld([CardToken(c) for c in operation.shape.cards], record.rules) == operation.shape
+        shape = resolve_meld([CardToken(c) for c in operation.shape.cards], record.rules)
     except BuracoError:
         return False
+    return bool(shape == operation.shape)
 
 
 __all__ = [

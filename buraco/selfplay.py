@@ -149,7 +149,7 @@ class Bot:
         from .state import _lay_off_candidates, _meld_partners
 
         for a, b in _meld_partners(card, pool):
-            tokens = (CardToken(card), CardToken(a), CardToken(b))
+            tokens: tuple[CardToken, ...] = (CardToken(card), CardToken(a), CardToken(b))
             if hand[a] - (a == card) >= 1 + (a == b) and state.can_meld(seat, tokens):
                 return _meld_action(seat, tokens)
             for wild_tokens in _with_places(tokens, state.variant):
@@ -160,18 +160,18 @@ class Bot:
                 continue
             if own_only and meld.number > (state.obligation.melds_before if state.obligation else 0):
                 continue
-            for tokens in _lay_off_candidates(card, meld.shape, hand):
-                if state.can_add(seat, meld.number, tokens):
-                    return _add_action(seat, meld.number, tuple(tokens))
+            for lay_off in _lay_off_candidates(card, meld.shape, hand):
+                if state.can_add(seat, meld.number, lay_off):
+                    return _add_action(seat, meld.number, tuple(lay_off))
         return None
 
     def _meld_candidates(self) -> Iterator[tuple[CardToken, ...]]:
         state, seat = self.state, self.seat
         variant = state.variant
         hand = state.hands[seat]
-        wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and hand[c] and not (c != JOKER_CODE and False)]
+        wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and hand[c]]
         for suit in range(4):
-            present = [p for p in range(1, 15) if hand[card_of(p, suit)] and not (p == 2 and False)]
+            present = [p for p in range(1, 15) if hand[card_of(p, suit)]]
             for run in _runs(present):
                 if len(run) >= 3:
                     if not variant.ace_to_ace and run[0] == 1 and run[-1] == 14:
@@ -184,24 +184,25 @@ class Bot:
                     if len(positions) == 3 and len(have) == 2 and all(RANK_OF[card_of(p, suit)] != 2 for p in have):
                         missing = next(p for p in positions if p not in have)
                         wild = wilds[0]
-                        if wild == card_of(missing, suit) or (RANK_OF[wild] == 2 and hand[wild] < 1):
+                        natural_cards = [card_of(p, suit) for p in have]
+                        if wild == card_of(missing, suit) or hand[wild] <= natural_cards.count(CARDS[wild]):
                             continue
-                        cards = [CardToken(card_of(p, suit)) for p in have]
-                        cards.insert(positions.index(missing), CardToken(CARDS[wild], card_of(missing, suit)))
-                        yield tuple(cards)
+                        run_tokens = [CardToken(c) for c in natural_cards]
+                        run_tokens.insert(positions.index(missing), CardToken(CARDS[wild], card_of(missing, suit)))
+                        yield tuple(run_tokens)
         if variant.sets:
             for rank in range(1, 14):
                 if rank == 2:
                     continue
-                cards = [CARDS[(rank - 1) * 4 + s] for s in range(4) for _ in range(hand[(rank - 1) * 4 + s])]
+                same = [CARDS[(rank - 1) * 4 + s] for s in range(4) for _ in range(hand[(rank - 1) * 4 + s])]
                 if variant.set_suits_distinct:
-                    cards = list(dict.fromkeys(cards))
+                    same = list(dict.fromkeys(same))
                 if variant.set_max is not None:
-                    cards = cards[: variant.set_max]
-                if len(cards) >= 3:
-                    yield tuple(CardToken(c) for c in cards)
-                elif len(cards) == 2 and wilds:
-                    yield (CardToken(cards[0]), CardToken(cards[1]), CardToken(CARDS[wilds[0]]))
+                    same = same[: variant.set_max]
+                if len(same) >= 3:
+                    yield tuple(CardToken(c) for c in same)
+                elif len(same) == 2 and wilds:
+                    yield (CardToken(same[0]), CardToken(same[1]), CardToken(CARDS[wilds[0]]))
 
     def _lay_off_candidates(self) -> Iterator[tuple[int, tuple[CardToken, ...]]]:
         state, seat = self.state, self.seat

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import combinations_with_replacement
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypeVar
 
 from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
 from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of, deck_counts, sort_key
@@ -74,6 +74,7 @@ class Discarded(NamedTuple):
 
 
 Operation = Drew | Took | Melded | LaidOff | PickedDead | Discarded
+_Op = TypeVar("_Op", Drew, Took, Melded, LaidOff, PickedDead, Discarded)
 
 
 class TableMeld:
@@ -211,10 +212,10 @@ class HandState:
         for cards in (*dealt, *dead, (discard,) if discard is not None else (), stock or ()):
             for card in cards:
                 seen[card] += 1
-        for card in range(CARD_KINDS):
-            if seen[card] > self.deck[card]:
+        for code in range(CARD_KINDS):
+            if seen[code] > self.deck[code]:
                 raise IllegalActionError(
-                    f"{CARD_TEXT[card]} appears {seen[card]} times; the {variant.deck_size}-card deck holds {self.deck[card]}"
+                    f"{CARD_TEXT[code]} appears {seen[code]} times; the {variant.deck_size}-card deck holds {self.deck[code]}"
                 )
         dealt_count = sum(len(c) for c in dealt) + sum(len(p) for p in dead) + (discard is not None)
         if stock is not None:
@@ -273,10 +274,10 @@ class HandState:
         need: dict[int, int] = {}
         for card in cards:
             need[card] = need.get(card, 0) + 1
-        for card, number in need.items():
-            if counts[card] < number:
-                held = "does not hold" if counts[card] == 0 else f"holds only {counts[card]}"
-                raise IllegalActionError(f"p{seat} {held} {CARD_TEXT[card]}")
+        for code, number in need.items():
+            if counts[code] < number:
+                held = "does not hold" if counts[code] == 0 else f"holds only {counts[code]}"
+                raise IllegalActionError(f"p{seat} {held} {CARD_TEXT[code]}")
 
     # --- draw step -------------------------------------------------------------------
 
@@ -299,14 +300,15 @@ class HandState:
         self.verify_draw(seat, card)
         if self.hidden:
             assert card is not None
+            drawn = card
             self.hidden -= 1
-            self.seen[card] += 1
+            self.seen[drawn] += 1
         else:
-            card = self.stock.pop()
-        self.hands[seat][card] += 1
+            drawn = self.stock.pop()
+        self.hands[seat][drawn] += 1
         self.hand_sizes[seat] += 1
         self._start_playing(seat)
-        return self._log(Drew(seat, card))
+        return self._log(Drew(seat, drawn))
 
     def _start_playing(self, seat: int) -> None:
         self.step = PLAY_STEP
@@ -623,7 +625,7 @@ class HandState:
         self.out_by = seat
         self.obligation = None
 
-    def _log(self, operation: Any) -> Any:
+    def _log(self, operation: _Op) -> _Op:
         self.ply += 1
         self.operations.append(operation)
         return operation
@@ -643,7 +645,7 @@ class HandState:
         if verb == ADD:
             return self.add(seat, action.meld, action.tokens)
         if verb == TAKE:
-            return self.take(seat, action.count)
+            return self.take(seat, action.depth)
         if verb == DEAD:
             return self.pick_dead(seat)
         raise IllegalActionError(f"unknown verb {verb!r}")
