@@ -125,6 +125,29 @@ def resolve_meld(tokens: Sequence[CardToken], variant: Variant) -> Shape:
     raise IllegalActionError(_why_not_run(tokens, variant))
 
 
+def meld_layouts(tokens: Sequence[CardToken], variant: Variant) -> list[Shape]:
+    """Every legal layout of a new meld, ignoring the written order."""
+    naturals = [t.card for t in tokens if not IS_WILD_KIND[t.card]]
+    if len(tokens) < 3 or not naturals:
+        return []
+    if len(naturals) > 1 and all(RANK_OF[c] == RANK_OF[naturals[0]] for c in naturals):
+        try:
+            return [_resolve_set(tokens, naturals, variant)]
+        except IllegalActionError:
+            return []
+    return _run_layouts(tokens, variant)
+
+
+def layout_tokens(shape: Shape) -> tuple[CardToken, ...]:
+    """The meld written so that it reads back as exactly this layout."""
+    if not shape.is_run or shape.wild_index < 0:
+        return tuple(CardToken(c) for c in shape.cards)
+    wild_place = card_of(shape.low + shape.wild_index, shape.suit)
+    return tuple(
+        CardToken(c, wild_place) if i == shape.wild_index else CardToken(c) for i, c in enumerate(shape.cards)
+    )
+
+
 def _describe(shape: Shape) -> str:
     if shape.wild_index < 0:
         return shape.text()
@@ -531,5 +554,5 @@ def suit_name(suit: int) -> str:
 __all__ = [
     "ACE_TO_ACE", "ACE_TO_KING", "AddResult", "CANASTA_KINDS", "CLEAN", "CardToken", "DIRTY", "END_HIGH",
     "END_LOW", "END_NONE", "IS_WILD_KIND", "NO_PLACE", "Shape", "SUIT_LETTERS", "canasta_bonus", "canasta_kind",
-    "resolve_add", "resolve_meld",
+    "layout_tokens", "meld_layouts", "resolve_add", "resolve_meld",
 ]

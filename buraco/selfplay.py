@@ -69,6 +69,25 @@ class Bot:
         return Action(seat, DRAW, (), (), 0, 0, f"p{seat} draw")
 
     def _pile_choice(self) -> Action | None:
+        choice = self._pile_wish()
+        if choice is None or self._turn_can_end_after(choice):
+            return choice
+        return None
+
+    def _turn_can_end_after(self, take: Action) -> bool:
+        """Play the turn on a copy of the table: does it end with a legal discard?"""
+        trial = self.state.copy()
+        trial.apply(take)
+        bot = Bot(trial, self.seat, random.Random(0))
+        for action in bot.plays():
+            trial.apply(action)
+            if trial.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
+                trial.apply(Action(self.seat, DEAD, (), (), 0, 0, f"p{self.seat} dead"))
+        if trial.is_over or trial.turn != self.seat:
+            return True
+        return trial.obligation is None and bot.discard() is not None
+
+    def _pile_wish(self) -> Action | None:
         state, seat = self.state, self.seat
         pile = state.discard_pile
         pickup = state.variant.pickup
@@ -161,7 +180,10 @@ class Bot:
             if own_only and meld.number > (state.obligation.melds_before if state.obligation else 0):
                 continue
             for lay_off in _lay_off_candidates(card, meld.shape, hand):
-                if state.can_add(seat, meld.number, lay_off):
+                if not state.can_add(seat, meld.number, lay_off):
+                    continue
+                result = state.verify_add(seat, meld.number, lay_off)
+                if state.obligation is None or state._add_uses(state.obligation, meld, result.shape, [card]):
                     return _add_action(seat, meld.number, tuple(lay_off))
         return None
 
@@ -253,25 +275,11 @@ def _would_fit(state: HandState, meld: object, card: Card) -> bool:
 
 
 def _with_places(tokens: Sequence[CardToken], variant: Variant) -> Iterator[tuple[CardToken, ...]]:
-    """The same meld with its wild's place named, for layouts that read two ways."""
-    from .melds import resolve_meld
-    from .errors import AmbiguousActionError, IllegalActionError
+    """The meld in each of its legal layouts, wild places named, for melds that read two ways."""
+    from .melds import layout_tokens, meld_layouts
 
-    try:
-        resolve_meld(tokens, variant)
-        return
-    except AmbiguousActionError:
-        pass
-    except IllegalActionError:
-        return
-    naturals = [t.card for t in tokens if not IS_WILD_KIND[t.card]]
-    suit = SUIT_OF[naturals[0]]
-    positions = sorted(RANK_OF[c] for c in naturals)
-    for place in (positions[-1] + 1, positions[0] - 1):
-        if 1 <= place <= 14:
-            yield tuple(
-                CardToken(t.card, card_of(place, suit)) if IS_WILD_KIND[t.card] else t for t in tokens
-            )
+    for shape in meld_layouts(tokens, variant):
+        yield layout_tokens(shape)
 
 
 def _runs(positions: list[int]) -> list[list[int]]:

@@ -168,6 +168,23 @@ class HandState:
         self.operations: list[Operation] = []
         self._check_deal(dealt, dead, discard, stock)
 
+    def copy(self) -> HandState:
+        """An independent table to try moves on (the bots look ahead with it)."""
+        other = object.__new__(HandState)
+        other.__dict__.update(self.__dict__)
+        other.hands = [list(h) for h in self.hands]
+        other.hand_sizes = list(self.hand_sizes)
+        other.dead = [list(p) for p in self.dead]
+        other.discard_pile = list(self.discard_pile)
+        other.stock = list(self.stock)
+        other.seen = list(self.seen)
+        other.dead_taken = list(self.dead_taken)
+        other.dead_unplayed = list(self.dead_unplayed)
+        other.melds = [TableMeld(m.number, m.shape, m.side, m.owner, m.founding) for m in self.melds]
+        other.melded_points = list(self.melded_points)
+        other.operations = list(self.operations)
+        return other
+
     @classmethod
     def deal(
         cls,
