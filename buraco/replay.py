@@ -41,13 +41,15 @@ def iter_hand(record: Record, index: int) -> Iterator[HandState]:
     except IllegalActionError as error:
         raise _position(error, record, index, None) from None
     yield state
+    last = len(hand.parsed)
     for ply, action in enumerate(hand.parsed, start=1):
         try:
             state.apply(action)
         except IllegalActionError as error:
             raise _position(error, record, index, ply) from None
+        if ply == last:
+            state.finish_by_stock()  # the record stops where the next player faces an empty stock
         yield state
-    state.finish_by_stock()
 
 
 def timeline(record: Record, index: int) -> list[dict[str, Any]]:
