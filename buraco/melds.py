@@ -303,7 +303,39 @@ def resolve_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
         raise IllegalActionError("a lay-off needs at least one card")
     if not shape.is_run:
         return AddResult(_add_to_set(shape, tokens, variant), -1, 0, 0)
+    extended = _extend_run_at_ends(shape, tokens)
+    if extended is not None:
+        return extended
     return _add_to_run(shape, tokens, variant)
+
+
+def _extend_run_at_ends(shape: Shape, tokens: Sequence[CardToken]) -> AddResult | None:
+    """The common lay-off, fast: plain naturals (no ace, no 2) extending the run's ends."""
+    suit, low, high = shape.suit, shape.low, shape.low + len(shape.cards) - 1
+    below: list[int] = []
+    above: list[int] = []
+    for token in tokens:
+        card = token.card
+        rank = RANK_OF[card]
+        if token.place != NO_PLACE or token.end or rank <= 2 or card == JOKER_CODE or SUIT_OF[card] != suit:
+            return None
+        if rank < low:
+            below.append(rank)
+        elif rank > high:
+            above.append(rank)
+        else:
+            return None
+    below.sort(reverse=True)
+    above.sort()
+    if any(rank != low - 1 - i for i, rank in enumerate(below)) or any(rank != high + 1 + i for i, rank in enumerate(above)):
+        return None
+    if high + len(above) > 13:
+        return None  # beyond the king: let the full reader judge the ace ends
+    new_low = low - len(below)
+    cards = tuple(card_of(r, suit) for r in reversed(below)) + shape.cards + tuple(card_of(r, suit) for r in above)
+    wild_index = shape.wild_index + len(below) if shape.wild_index >= 0 else -1
+    wild_at = shape.low + shape.wild_index if shape.wild_index >= 0 else 0
+    return AddResult(Shape(True, suit, 0, new_low, cards, wild_index), -1, wild_at, wild_at)
 
 
 def _add_to_set(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> Shape:

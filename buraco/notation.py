@@ -173,7 +173,7 @@ def locate(source: str | None, format: str, path: Path) -> Position | None:
 
 
 _LOCATIONS: dict[tuple[int, str], tuple[str, dict[Path, Position]]] = {}
-_ACTION_CACHE: dict[tuple[str, int], Action] = {}
+_ACTION_CACHE: dict[tuple[str, int], tuple[Action, str]] = {}  # parsed, canonical text
 
 
 class _Reader:
@@ -313,22 +313,25 @@ class _Reader:
         if not isinstance(actions_data, list):
             raise self.fail("actions must be a list of strings", (*path, "actions"))
         parsed = []
+        canonical = []
+        cache = _ACTION_CACHE
         for ply, text in enumerate(actions_data):
             if not isinstance(text, str):
                 raise self.fail("each action is a string such as \"p1 draw\"", (*path, "actions", ply))
             cache_key = (text, players)
-            action = _ACTION_CACHE.get(cache_key)
-            if action is None:
+            entry = cache.get(cache_key)
+            if entry is None:
                 try:
                     action = parse_action(text, players)
                 except ActionSyntaxError as error:
                     raise self.fail(error.message, (*path, "actions", ply), error.offset).located(
                         hand=index + 1, ply=ply + 1, action=text
                     ) from None
-                if len(_ACTION_CACHE) > 200_000:
-                    _ACTION_CACHE.clear()
-                _ACTION_CACHE[cache_key] = action
-            parsed.append(action)
+                if len(cache) > 200_000:
+                    cache.clear()
+                entry = cache[cache_key] = (action, action.canonical())
+            parsed.append(entry[0])
+            canonical.append(entry[1])
         result = self._result(data.get("result"), (*path, "result"), sides)
         notes = self._notes(data.get("notes", []), (*path, "notes"))
         return HandRecord(
@@ -337,7 +340,7 @@ class _Reader:
             dead=dead,
             discard=discard,
             stock=stock,
-            actions=tuple(a.canonical() for a in parsed),
+            actions=tuple(canonical),
             result=result,
             notes=notes,
             extra=extra,

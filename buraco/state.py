@@ -25,6 +25,7 @@ from .melds import (
     CardToken,
     Shape,
     canasta_kind,
+    meld_layouts,
     resolve_add,
     resolve_meld,
 )
@@ -141,6 +142,8 @@ class HandState:
         for index, seats in enumerate(self.sides):
             for seat in seats:
                 self.side_of[seat] = index
+        if len(dealt) != players:
+            raise IllegalActionError(f"{len(dealt)} hands dealt for {players} players")
         self.hands = [[0] * CARD_KINDS for _ in range(players + 1)]
         self.hand_sizes = [0] * (players + 1)
         for seat, cards in enumerate(dealt, start=1):
@@ -687,32 +690,65 @@ class HandState:
         if before is None:
             pool[card] -= 1
         side = self.side_of[seat]
+        if size_after > 3 and self._plainly_usable(card, pool, side, own_only):
+            return True
+        # Lay-offs first: they are cheaper to try and the commoner use of a top card.
+        if not (wild_new_only and card == JOKER_CODE):
+            for meld in self.melds:
+                if own_only and meld.side != side:
+                    continue
+                for tokens in _lay_off_candidates(card, meld.shape, hand_after):
+                    try:
+                        result = resolve_add(meld.shape, tokens, self.variant)
+                    except IllegalActionError:
+                        continue
+                    if wild_new_only and RANK_OF[card] == 2 and not self._add_uses(
+                        Obligation(card, (1,), len(self.melds)), meld, result.shape, [card]
+                    ):
+                        continue
+                    if size_after > len(tokens) or self._may_empty_with(seat, result.shape, meld):
+                        return True
         for partner_a, partner_b in _meld_partners(card, pool):
             tokens = [CardToken(card), CardToken(partner_a), CardToken(partner_b)]
             try:
                 shape = resolve_meld(tokens, self.variant)
             except AmbiguousActionError:
-                return True
+                shape = meld_layouts(tokens, self.variant)[0]
             except IllegalActionError:
                 continue
             if size_after > 3 or self._may_empty_with(seat, shape, None):
                 return True
-        if wild_new_only and card == JOKER_CODE:
+        return False
+
+    def _plainly_usable(self, card: Card, pool: Sequence[int], side: int, own_only: bool) -> bool:
+        """The plain cases, decided without building melds: three naturals of 3..K
+        in a row or of one rank, or one natural extending a run's end or joining a set."""
+        rank = RANK_OF[card]
+        if rank < 3:
             return False
+        suit = SUIT_OF[card]
+        variant = self.variant
+        base = (rank - 1) * 4
+        if variant.sets:
+            if variant.set_suits_distinct:
+                if sum(1 for s in range(4) if s != suit and pool[base + s]) >= 2:
+                    return True
+            elif sum(pool[base:base + 4]) >= 2:
+                return True
+        for first in (rank - 2, rank - 1, rank):
+            if first >= 3 and first + 2 <= 13 and all(
+                r == rank or pool[(r - 1) * 4 + suit] for r in (first, first + 1, first + 2)
+            ):
+                return True
         for meld in self.melds:
             if own_only and meld.side != side:
                 continue
-            for tokens in _lay_off_candidates(card, meld.shape, hand_after):
-                try:
-                    result = resolve_add(meld.shape, tokens, self.variant)
-                except IllegalActionError:
-                    continue
-                if wild_new_only and RANK_OF[card] == 2 and not self._add_uses(
-                    Obligation(card, (1,), len(self.melds)), meld, result.shape, [card]
-                ):
-                    continue
-                if size_after > len(tokens) or self._may_empty_with(seat, result.shape, meld):
+            shape = meld.shape
+            if shape.is_run:
+                if shape.suit == suit and (rank == shape.low - 1 or rank == shape.low + len(shape.cards) <= 13):
                     return True
+            elif shape.rank == rank and not variant.set_suits_distinct and variant.set_max is None:
+                return True
         return False
 
     def _may_empty_with(self, seat: int, shape: Shape, target: TableMeld | None) -> bool:
@@ -811,6 +847,14 @@ def _run_distance(rank_a: int, rank_b: int) -> int:
 
 def _lay_off_candidates(card: Card, shape: Shape, hand: Sequence[int]) -> Iterable[list[CardToken]]:
     """Lay-offs of ``card`` onto ``shape``, bridged by held cards where needed."""
+    if IS_WILD_KIND[card]:
+        if shape.wild_index >= 0 and not (shape.is_run and RANK_OF[card] == 2 and SUIT_OF[card] == shape.suit):
+            return
+    elif shape.is_run:
+        if SUIT_OF[card] != shape.suit:
+            return
+    elif RANK_OF[card] != shape.rank:
+        return
     yield [CardToken(card)]
     if not shape.is_run or IS_WILD_KIND[card] or SUIT_OF[card] != shape.suit:
         return
