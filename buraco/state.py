@@ -272,6 +272,8 @@ class HandState:
         return f"p{seat}"
 
     def _expect(self, seat: int, steps: tuple[str, ...], doing: str) -> None:
+        if seat == self.turn and self.step in steps:
+            return
         if self.step == OVER:
             raise IllegalActionError(f"the hand is over ({self._why_over()}): p{seat} cannot {doing}")
         if seat != self.turn:
@@ -581,7 +583,8 @@ class HandState:
 
     def verify_discard(self, seat: int, card: Card) -> None:
         self._expect(seat, (PLAY_STEP,), "discard")
-        self._holds(seat, (card,))
+        if not self.hands[seat][card]:
+            self._holds(seat, (card,))  # raises, with the sentence
         obligation = self.obligation
         if obligation is not None:
             raise IllegalActionError(
