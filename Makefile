@@ -14,7 +14,7 @@ $(STAMP): requirements/*.txt
 
 test: $(STAMP)
 	$(BIN)/mypy --strict buraco
-	$(BIN)/python -m pytest
+	$(BIN)/python tests/run.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict buraco

@@ -1,0 +1,395 @@
+"""The REST API: one view per operation, small serializers, one error format.
+
+Every error answers ``{"message": ..., "extra": {...}}``; an unreadable upload
+adds ``errors``: one entry per problem with its file, line and column.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import exceptions, parsers, serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from buraco.errors import BuracoError
+from buraco.replay import iter_hand
+from buraco.rules import VARIANTS
+
+from . import selectors, services
+from .models import Batch, Match
+
+SHARE_PARAMETER = OpenApiParameter(
+    "share", OpenApiTypes.STR, description="a share-link token: reads the match without an account"
+)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, services.UploadError):
+        return Response(
+            {"message": str(exc), "extra": {}, "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
+        )
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    detail = response.data
+    if isinstance(detail, dict) and "detail" in detail:
+        message, extra = str(detail["detail"]), {k: v for k, v in detail.items() if k != "detail"}
+    elif isinstance(detail, dict):
+        message, extra = "the request is not valid", {"fields": detail}
+    else:
+        message, extra = str(detail), {}
+    response.data = {"message": message, "extra": extra}
+    return response
+
+
+class RawRecordParser(parsers.BaseParser):
+    """A record sent as the whole request body (TOML or its JSON form)."""
+
+    media_type = "*/*"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
+        return {"raw": stream.read() if stream is not None else b""}
+
+
+# --- serializers ---------------------------------------------------------------------
+
+
+class MatchSummarySerializer(serializers.ModelSerializer[Match]):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+
+    class Meta:
+        model = Match
+        fields = [
+            "id", "variant", "players", "status", "valid", "scores_match", "hand_count", "totals", "winner",
+            "filename", "visibility", "owner", "batch", "created_at", "verified_at", "engine_version",
+        ]
+
+
+class HandSummarySerializer(serializers.Serializer[Any]):
+    number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    actions = serializers.IntegerField(source="action_count")
+    valid = serializers.BooleanField(allow_null=True)
+    finished = serializers.BooleanField(allow_null=True)
+    scores = serializers.JSONField()
+    claimed = serializers.JSONField()
+    mismatches = serializers.JSONField()
+    ended_by = serializers.CharField()
+    out_by = serializers.IntegerField(allow_null=True)
+    error = serializers.JSONField()
+
+
+class MatchDetailSerializer(MatchSummarySerializer):
+    hands = serializers.SerializerMethodField()
+    metadata = serializers.JSONField()
+    error = serializers.JSONField()
+    share_token = serializers.SerializerMethodField()
+
+    class Meta(MatchSummarySerializer.Meta):
+        fields = [*MatchSummarySerializer.Meta.fields, "metadata", "error", "hands", "share_token"]
+
+    def get_hands(self, match: Match) -> list[dict[str, Any]]:
+        hands = []
+        for hand in match.hands.all():
+            hand.action_count = len(hand.actions)  # type: ignore[attr-defined]
+            hands.append(HandSummarySerializer(hand).data)
+        return hands
+
+    def get_share_token(self, match: Match) -> str | None:
+        request = self.context.get("request")
+        is_owner = request is not None and request.user.is_authenticated and request.user.pk == match.owner_id
+        return match.share_token if is_owner else None
+
+
+class MatchFilterSerializer(serializers.Serializer[Any]):
+    variant = serializers.ChoiceField(choices=list(VARIANTS), required=False)
+    player = serializers.CharField(required=False, max_length=100)
+    status = serializers.ChoiceField(choices=Match.Status.values, required=False)
+    date_from = serializers.DateField(required=False)
+    date_to = serializers.DateField(required=False)
+    batch = serializers.IntegerField(required=False, min_value=1)
+    mine = serializers.BooleanField(required=False, default=False)
+
+
+class UploadAcceptedSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField(required=False)
+    status = serializers.CharField(required=False)
+    duplicate = serializers.BooleanField(required=False)
+    batch = serializers.IntegerField(required=False)
+    matches = serializers.ListField(child=serializers.DictField(), required=False)
+
+
+ERROR_RESPONSE = inline_serializer(
+    "Error",
+    {
+        "message": serializers.CharField(),
+        "extra": serializers.DictField(),
+        "errors": serializers.ListField(child=serializers.DictField(), required=False),
+    },
+)
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def _readable(request: Request, match_id: int) -> Match:
+    match = selectors.match_for_reader(user=request.user, match_id=match_id, share=request.query_params.get("share"))
+    if match is None:
+        raise exceptions.NotFound(f"no match {match_id} that you may read")
+    return match
+
+
+def _owned(request: Request, match_id: int) -> Match:
+    match = _readable(request, match_id)
+    if not request.user.is_authenticated or match.owner_id != request.user.pk:
+        raise exceptions.PermissionDenied("only the match's owner may do this")
+    return match
+
+
+def _hand_number(match: Match, number: int) -> int:
+    if not 1 <= number <= match.hand_count:
+        raise exceptions.NotFound(f"match {match.pk} has hands 1 to {match.hand_count}")
+    return number
+
+
+# --- views ---------------------------------------------------------------------------
+
+
+class MatchListApi(APIView):
+    parser_classes = [parsers.MultiPartParser, parsers.FormParser, RawRecordParser]
+
+    @extend_schema(
+        summary="List matches you may read",
+        parameters=[MatchFilterSerializer],
+        responses=MatchSummarySerializer(many=True),
+    )
+    def get(self, request: Request) -> Response:
+        filters = MatchFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        matches = selectors.match_list(user=request.user, **filters.validated_data)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(matches, request, view=self)
+        return paginator.get_paginated_response(MatchSummarySerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Upload records",
+        description=(
+            "A BRN file (TOML), its JSON form, several files or a zip of .brn files, as multipart "
+            "`file`/`files` fields, or one record as the raw request body. All files must be readable "
+            "BRN or nothing is stored (400 lists every error with its line and column). Several files "
+            "make a batch whose progress is at /api/batches/{id}/."
+        ),
+        request={
+            "multipart/form-data": inline_serializer(
+                "Upload",
+                {
+                    "files": serializers.ListField(child=serializers.FileField()),
+                    "visibility": serializers.ChoiceField(choices=Match.Visibility.values, required=False),
+                    "label": serializers.CharField(required=False),
+                },
+            ),
+            "application/toml": OpenApiTypes.STR,
+            "application/json": OpenApiTypes.OBJECT,
+        },
+        responses={202: UploadAcceptedSerializer, 400: ERROR_RESPONSE, 401: ERROR_RESPONSE},
+    )
+    def post(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated("log in, or send a token, to upload")
+        files = _uploaded_files(request)
+        visibility = request.data.get("visibility", Match.Visibility.PRIVATE) if hasattr(request.data, "get") else "private"
+        if visibility not in Match.Visibility.values:
+            raise exceptions.ValidationError({"visibility": f"one of {Match.Visibility.values}"})
+        result = services.upload_create(
+            owner=request.user, files=files, visibility=visibility, label=str(request.data.get("label", ""))[:200]
+            if hasattr(request.data, "get") else "",
+        )
+        items = [
+            {"id": m.pk, "status": m.status, "duplicate": not new, "file": m.filename}
+            for m, new in zip(result.matches, result.created)
+        ]
+        if result.batch is None:
+            return Response(items[0], status=status.HTTP_202_ACCEPTED)
+        return Response(
+            {"batch": result.batch.pk, "status": "pending", "total": result.batch.total, "matches": items},
+            status=status.HTTP_202_ACCEPTED,
+        )
+
+
+def _uploaded_files(request: Request) -> list[services.UploadedFile]:
+    data = request.data
+    if isinstance(data, dict) and "raw" in data:
+        raw = data["raw"]
+        if not raw:
+            raise services.UploadError([{"file": None, "line": None, "column": None, "message": "the body is empty"}])
+        return [services.UploadedFile("upload.brn", raw)]
+    uploads = [*request.FILES.getlist("files"), *request.FILES.getlist("file")]
+    if not uploads:
+        raise services.UploadError(
+            [{"file": None, "line": None, "column": None, "message": "send the records as 'file' or 'files'"}]
+        )
+    return [services.UploadedFile(upload.name or "upload.brn", upload.read()) for upload in uploads]
+
+
+class MatchDetailApi(APIView):
+    @extend_schema(summary="One match, with its hands' verdicts", parameters=[SHARE_PARAMETER],
+                   responses={200: MatchDetailSerializer, 404: ERROR_RESPONSE})
+    def get(self, request: Request, match_id: int) -> Response:
+        match = _readable(request, match_id)
+        return Response(MatchDetailSerializer(match, context={"request": request}).data)
+
+    @extend_schema(summary="Delete a match (owner only)", responses={204: None, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE})
+    def delete(self, request: Request, match_id: int) -> Response:
+        match = _owned(request, match_id)
+        services.match_delete(match=match)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MatchReportApi(APIView):
+    @extend_schema(
+        summary="The verification report: each hand's verdict, scores and parts, the first illegal action",
+        parameters=[SHARE_PARAMETER],
+        responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        match = _readable(request, match_id)
+        return Response(
+            {
+                "id": match.pk,
+                "status": match.status,
+                "engine_version": match.engine_version or None,
+                "verified_at": match.verified_at,
+                "report": match.report,
+            }
+        )
+
+
+class MatchBrnApi(APIView):
+    @extend_schema(summary="The record in canonical BRN (TOML)", parameters=[SHARE_PARAMETER],
+                   responses={(200, "application/toml"): OpenApiTypes.STR, 404: ERROR_RESPONSE})
+    def get(self, request: Request, match_id: int) -> HttpResponse:
+        match = _readable(request, match_id)
+        text = selectors.match_canonical_brn(match=match)
+        response = HttpResponse(text, content_type="application/toml; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.brn"'
+        return response
+
+
+class HandTimelineApi(APIView):
+    @extend_schema(
+        summary="Every state of a hand, the deal first (ply 0)",
+        description="States stop at the first illegal action, which `error` then describes.",
+        parameters=[SHARE_PARAMETER],
+        responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int, number: int) -> Response:
+        match = _readable(request, match_id)
+        index = _hand_number(match, number) - 1
+        record = selectors.match_record(match=match)
+        states: list[dict[str, Any]] = []
+        error = None
+        try:
+            for state in iter_hand(record, index):
+                states.append(state.to_json())
+        except BuracoError as failure:
+            error = failure.as_dict()
+        return Response({"match": match.pk, "hand": number, "states": states, "error": error})
+
+
+class HandStateApi(APIView):
+    @extend_schema(summary="The table after a number of actions", parameters=[SHARE_PARAMETER],
+                   responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE})
+    def get(self, request: Request, match_id: int, number: int, ply: int) -> Response:
+        match = _readable(request, match_id)
+        index = _hand_number(match, number) - 1
+        record = selectors.match_record(match=match)
+        if not 0 <= ply <= len(record.hands[index].parsed):
+            raise exceptions.NotFound(f"hand {number} has plies 0 to {len(record.hands[index].parsed)}")
+        try:
+            for state in iter_hand(record, index):
+                if state.ply == ply:
+                    return Response({"match": match.pk, "hand": number, "state": state.to_json()})
+        except BuracoError as failure:
+            return Response(
+                {"message": f"ply {ply} lies past the first illegal action", "extra": {"error": failure.as_dict()}},
+                status=status.HTTP_409_CONFLICT,
+            )
+        raise exceptions.NotFound(f"no state at ply {ply}")
+
+
+class ShareLinkApi(APIView):
+    @extend_schema(summary="Create (or replace) the match's share link (owner only)",
+                   request=None, responses={201: OpenApiTypes.OBJECT, 403: ERROR_RESPONSE})
+    def post(self, request: Request, match_id: int) -> Response:
+        match = _owned(request, match_id)
+        token = services.share_link_create(match=match)
+        url = request.build_absolute_uri(f"/api/matches/{match.pk}/?share={token}")
+        page = request.build_absolute_uri(f"/matches/{match.pk}/?share={token}")
+        return Response({"share_token": token, "api_url": url, "page_url": page}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Revoke the share link (owner only)", responses={204: None, 403: ERROR_RESPONSE})
+    def delete(self, request: Request, match_id: int) -> Response:
+        services.share_link_revoke(match=_owned(request, match_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SharedWithApi(APIView):
+    @extend_schema(
+        summary="Share the match with another user, or stop sharing (owner only)",
+        request=inline_serializer("ShareWith", {"username": serializers.CharField()}),
+        responses={204: None, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE},
+    )
+    def post(self, request: Request, match_id: int) -> Response:
+        match = _owned(request, match_id)
+        services.match_share_with(match=match, user=_user_named(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=inline_serializer("Unshare", {"username": serializers.CharField()}),
+                   responses={204: None, 403: ERROR_RESPONSE})
+    def delete(self, request: Request, match_id: int) -> Response:
+        match = _owned(request, match_id)
+        services.match_unshare_with(match=match, user=_user_named(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _user_named(request: Request) -> Any:
+    username = request.data.get("username") if hasattr(request.data, "get") else None
+    if not isinstance(username, str) or not username:
+        raise exceptions.ValidationError({"username": "required"})
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise exceptions.ValidationError({"username": f"no user {username!r}"})
+    return user
+
+
+class BatchDetailApi(APIView):
+    @extend_schema(summary="A batch's progress: done, failed, total (owner only)",
+                   responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE})
+    def get(self, request: Request, batch_id: int) -> Response:
+        batch = Batch.objects.filter(pk=batch_id).first()
+        if batch is None or not request.user.is_authenticated or batch.owner_id != request.user.pk:
+            raise exceptions.NotFound(f"no batch {batch_id} of yours")
+        return Response(selectors.batch_progress(batch=batch))
+
+
+class StatusApi(APIView):
+    @extend_schema(summary="Queue depths and the oldest waiting job", responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        return Response(selectors.queue_status())
+
+
+class HealthApi(APIView):
+    @extend_schema(exclude=True)
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
+
+
+NOT_FOUND_RESPONSE = OpenApiResponse(response=ERROR_RESPONSE)

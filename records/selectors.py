@@ -1,0 +1,156 @@
+"""Reads: who may see what, filtered lists, replay states, queue status."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Min, Q, QuerySet
+from django.utils import timezone
+
+from buraco.notation import Record, dumps, loads
+from buraco.replay import canonical, timeline
+
+from buraco_site.celery import app as celery_app
+
+from .models import Batch, Hand, Match
+
+
+def visible_matches(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Match]:
+    """Own matches, matches shared with the user, and public ones."""
+    public = Q(visibility=Match.Visibility.PUBLIC)
+    if not user.is_authenticated:
+        return Match.objects.filter(public)
+    return Match.objects.filter(public | Q(owner=user) | Q(shared_with=user)).distinct()
+
+
+def match_for_reader(*, user: AbstractBaseUser | AnonymousUser, match_id: int, share: str | None) -> Match | None:
+    """The match if this reader may see it: visible to the user, or opened by its share link."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        return None
+    if share and match.share_token and _same(share, match.share_token):
+        return match
+    if visible_matches(user=user).filter(pk=match_id).exists():
+        return match
+    return None
+
+
+def _same(given: str, expected: str) -> bool:
+    import hmac
+
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def match_list(
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    mine: bool = False,
+    variant: str | None = None,
+    player: str | None = None,
+    status: str | None = None,
+    date_from: dt.date | None = None,
+    date_to: dt.date | None = None,
+    batch: int | None = None,
+) -> QuerySet[Match]:
+    matches = Match.objects.filter(owner=user) if mine and user.is_authenticated else visible_matches(user=user)
+    if variant:
+        matches = matches.filter(variant=variant)
+    if player:
+        matches = matches.filter(player_names__icontains=player.lower())
+    if status:
+        matches = matches.filter(status=status)
+    if date_from:
+        matches = matches.filter(created_at__date__gte=date_from)
+    if date_to:
+        matches = matches.filter(created_at__date__lte=date_to)
+    if batch:
+        matches = matches.filter(batch_id=batch)
+    return matches.defer("source", "report").select_related("owner")
+
+
+def match_record(*, match: Match) -> Record:
+    return loads(bytes(match.source))
+
+
+def match_canonical_brn(*, match: Match) -> str:
+    """The record written canonically (melds in layout order where legal)."""
+    return dumps(canonical(match_record(match=match)))
+
+
+def hand_timeline(*, match: Match, number: int) -> list[dict[str, Any]]:
+    record = match_record(match=match)
+    return timeline(record, number - 1)
+
+
+def batch_progress(*, batch: Batch) -> dict[str, Any]:
+    counts = dict(batch.matches.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    done = counts.get(Match.Status.VERIFIED, 0) + counts.get(Match.Status.INVALID, 0)
+    failed = counts.get(Match.Status.FAILED, 0)
+    return {
+        "id": batch.pk,
+        "label": batch.label,
+        "created_at": batch.created_at,
+        "total": batch.total,
+        "done": done,
+        "failed": failed,
+        "verified": counts.get(Match.Status.VERIFIED, 0),
+        "invalid": counts.get(Match.Status.INVALID, 0),
+        "pending": batch.total - done - failed,
+        "finished": done + failed >= batch.total,
+    }
+
+
+def queue_status() -> dict[str, Any]:
+    """Depth of each queue and the oldest job still waiting."""
+    queues: dict[str, Any] = {}
+    pending = (
+        Match.objects.filter(status__in=[Match.Status.PENDING, Match.Status.VERIFYING])
+        .values("queue")
+        .annotate(n=Count("id"), oldest=Min("enqueued_at"))
+    )
+    by_queue = {row["queue"]: row for row in pending}
+    broker = _broker_depths()
+    now = timezone.now()
+    oldest_overall = None
+    for name in settings.BURACO_QUEUES:
+        row = by_queue.get(name, {"n": 0, "oldest": None})
+        oldest = row["oldest"]
+        if oldest is not None and (oldest_overall is None or oldest < oldest_overall):
+            oldest_overall = oldest
+        queues[name] = {
+            "waiting": row["n"],
+            "broker_depth": broker.get(name) if broker is not None else None,
+            "oldest_enqueued_at": oldest,
+            "oldest_age_seconds": round((now - oldest).total_seconds(), 1) if oldest else None,
+        }
+    return {
+        "broker": "in-process" if celery_app.conf.task_always_eager else "redis",
+        "queues": queues,
+        "oldest_waiting_enqueued_at": oldest_overall,
+        "oldest_waiting_age_seconds": round((now - oldest_overall).total_seconds(), 1) if oldest_overall else None,
+        "counts": dict(Match.objects.values_list("status").annotate(n=Count("id")).values_list("status", "n")),
+    }
+
+
+def _broker_depths() -> dict[str, int] | None:
+    """Messages waiting in Redis per queue (kombu keeps one list per priority step)."""
+    if celery_app.conf.task_always_eager:
+        return None
+    try:
+        import redis
+
+        client = redis.Redis.from_url(celery_app.conf.broker_url, socket_timeout=2, socket_connect_timeout=2)
+        depths = {}
+        for name in settings.BURACO_QUEUES:
+            keys = [name] + [f"{name}\x06\x16{step}" for step in range(1, 10)]
+            depths[name] = sum(int(client.llen(key)) for key in keys)  # type: ignore[arg-type]
+        return depths
+    except Exception:  # the status page must answer even when the broker does not
+        return None
+
+
+def hands_of(*, match: Match) -> QuerySet[Hand]:
+    return match.hands.all()

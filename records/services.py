@@ -1,0 +1,331 @@
+"""Writes: storing uploads, verifying matches, re-queueing. Keyword-only, typed.
+
+Reading an upload never half-writes: every file of an upload is parsed first,
+and only if all are readable BRN is anything stored, in one transaction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+import buraco
+from buraco.errors import NotationError
+from buraco.notation import Record, loads
+from buraco.replay import MatchReport, verify
+
+from .models import Batch, Hand, Match
+
+ENGINE_VERSION = buraco.__version__
+CLAIM_LEASE = dt.timedelta(minutes=5)  # longer than the task's hard time limit
+
+
+class UploadError(Exception):
+    """One or more uploaded files are not readable BRN; nothing was stored."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__(f"{len(errors)} file(s) are not readable BRN")
+        self.errors = errors
+
+
+@dataclass
+class UploadedFile:
+    name: str
+    content: bytes
+
+
+@dataclass
+class UploadResult:
+    matches: list[Match]
+    created: list[bool]
+    batch: Batch | None = None
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+def expand_upload(files: Iterable[UploadedFile]) -> list[UploadedFile]:
+    """Unpack zips into their ``.brn`` and ``.json`` members; keep other files as they are."""
+    out: list[UploadedFile] = []
+    limit = settings.BURACO_MAX_UPLOAD_RECORDS
+    for upload in files:
+        if upload.content[:4] == b"PK\x03\x04" or upload.name.lower().endswith(".zip"):
+            out.extend(_zip_members(upload))
+        else:
+            out.append(upload)
+        if len(out) > limit:
+            raise UploadError([{"file": upload.name, "line": None, "column": None,
+                                "message": f"an upload holds at most {limit} records"}])
+    return out
+
+
+def _zip_members(upload: UploadedFile) -> list[UploadedFile]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(upload.content))
+    except zipfile.BadZipFile:
+        raise UploadError([{"file": upload.name, "line": None, "column": None,
+                            "message": "not a readable zip archive"}]) from None
+    members = []
+    with archive:
+        for info in archive.infolist():
+            name = info.filename
+            if info.is_dir() or name.startswith("__MACOSX/") or not name.lower().endswith((".brn", ".json", ".toml")):
+                continue
+            if info.file_size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+                raise UploadError([{"file": f"{upload.name}/{name}", "line": None, "column": None,
+                                    "message": "member too large"}])
+            try:
+                members.append(UploadedFile(f"{upload.name}/{name}", archive.read(info)))
+            except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
+                raise UploadError([{"file": f"{upload.name}/{name}", "line": None, "column": None,
+                                    "message": f"cannot unpack: {error}"}]) from None
+    if not members:
+        raise UploadError([{"file": upload.name, "line": None, "column": None,
+                            "message": "the zip holds no .brn files"}])
+    return members
+
+
+def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Record]]:
+    """Read every file; raise UploadError listing every unreadable one with its position."""
+    parsed = []
+    errors = []
+    for upload in files:
+        try:
+            parsed.append((upload, loads(upload.content)))
+        except NotationError as error:
+            errors.append({"file": upload.name, **error.as_dict()})
+    if errors:
+        raise UploadError(errors)
+    return parsed
+
+
+def upload_create(
+    *,
+    owner: AbstractBaseUser,
+    files: Sequence[UploadedFile],
+    visibility: str = Match.Visibility.PRIVATE,
+    label: str = "",
+) -> UploadResult:
+    """Store readable uploads as pending matches and queue their verification.
+
+    One file is a user's own upload (the interactive queue); several files or a
+    zip make a batch (the bulk queue), whose progress the API reports.
+    """
+    expanded = expand_upload(files)
+    if not expanded:
+        raise UploadError([{"file": None, "line": None, "column": None, "message": "no file was uploaded"}])
+    parsed = parse_uploads(expanded)
+    bulk = len(expanded) > 1 or any(f.name.lower().endswith(".zip") for f in files)
+    queue = "bulk" if bulk else "interactive"
+    with transaction.atomic():
+        batch = Batch.objects.create(owner=owner, label=label, total=len(parsed)) if bulk else None
+        matches, created = [], []
+        for upload, record in parsed:
+            match, is_new = _match_store(owner=owner, upload=upload, record=record, batch=batch,
+                                         visibility=visibility, queue=queue)
+            matches.append(match)
+            created.append(is_new)
+        to_queue = [m.pk for m, new in zip(matches, created) if new]
+        transaction.on_commit(lambda: enqueue(match_ids=to_queue, queue=queue))
+    return UploadResult(matches, created, batch)
+
+
+def _match_store(
+    *, owner: AbstractBaseUser, upload: UploadedFile, record: Record, batch: Batch | None, visibility: str, queue: str
+) -> tuple[Match, bool]:
+    digest = hashlib.sha256(upload.content).hexdigest()
+    existing = Match.objects.filter(owner=owner, sha256=digest).first()
+    if existing is not None:
+        return existing, False
+    metadata = dict(record.metadata)
+    match = Match(
+        owner=owner,
+        batch=batch,
+        visibility=visibility,
+        filename=upload.name[:255],
+        source=upload.content,
+        source_format=record.source_format,
+        sha256=digest,
+        variant=record.variant,
+        players=list(record.players),
+        player_names="\n".join(p.lower() for p in record.players),
+        metadata={**metadata, **({"target": record.target} if record.target is not None else {})},
+        hand_count=len(record.hands),
+        played_on=_date_of(metadata.get("date")),
+        queue=queue,
+        enqueued_at=timezone.now(),
+    )
+    try:
+        with transaction.atomic():
+            match.save()
+    except IntegrityError:  # the same upload, stored meanwhile by a concurrent request
+        return Match.objects.get(owner=owner, sha256=digest), False
+    Hand.objects.bulk_create(
+        Hand(
+            match=match,
+            number=number,
+            dealer=hand.dealer,
+            deal=_deal_data(hand),
+            actions=list(hand.actions),
+            claimed=_claimed(hand),
+        )
+        for number, hand in enumerate(record.hands, start=1)
+    )
+    return match, True
+
+
+def _date_of(value: Any) -> dt.date | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return dt.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def _deal_data(hand: Any) -> dict[str, Any]:
+    from buraco.cards import format_cards
+
+    data: dict[str, Any] = {"dealt": [format_cards(c) for c in hand.dealt]}
+    if hand.dead:
+        data["dead"] = [format_cards(c) for c in hand.dead]
+    if hand.discard is not None:
+        data["discard"] = format_cards((hand.discard,))
+    if hand.stock is not None:
+        data["stock"] = format_cards(hand.stock)
+    return data
+
+
+def _claimed(hand: Any) -> dict[str, Any] | None:
+    if hand.result is None:
+        return None
+    claimed: dict[str, Any] = {"scores": list(hand.result.scores)}
+    if hand.result.totals is not None:
+        claimed["totals"] = list(hand.result.totals)
+    return claimed
+
+
+def enqueue(*, match_ids: Sequence[int], queue: str) -> None:
+    """Send verification jobs; called after the storing transaction commits."""
+    from .tasks import verify_match
+
+    for match_id in match_ids:
+        verify_match.apply_async(args=(match_id,), queue=queue)
+
+
+def match_claim(*, match_id: int) -> bool:
+    """Take the job atomically: one worker only, unless an earlier claim went stale."""
+    now = timezone.now()
+    claimable = Q(status=Match.Status.PENDING) | Q(status=Match.Status.VERIFYING, claimed_at__lt=now - CLAIM_LEASE)
+    claimed = Match.objects.filter(claimable, pk=match_id).update(
+        status=Match.Status.VERIFYING, claimed_at=now
+    )
+    if claimed:
+        Match.objects.filter(pk=match_id).update(attempts=F("attempts") + 1)
+    return claimed == 1
+
+
+def match_verify(*, match_id: int) -> str:
+    """Replay one stored match with the engine and store its verdict. Idempotent."""
+    if not match_claim(match_id=match_id):
+        return "skipped"
+    match = Match.objects.get(pk=match_id)
+    record = loads(bytes(match.source))
+    report = verify(record)
+    _store_report(match, report)
+    return match.status
+
+
+@transaction.atomic
+def _store_report(match: Match, report: MatchReport) -> None:
+    data = report.as_dict()
+    hands = {h.number: h for h in Hand.objects.select_for_update().filter(match=match)}
+    for hand_report in report.hands:
+        hand = hands.get(hand_report.hand)
+        if hand is None:
+            continue
+        hand.valid = hand_report.valid
+        hand.finished = hand_report.finished
+        hand.error = hand_report.error.as_dict() if hand_report.error else None
+        hand.scores = hand_report.scores
+        hand.parts = [p.as_dict() for p in hand_report.parts] if hand_report.parts is not None else None
+        hand.mismatches = hand_report.mismatches
+        hand.ended_by = hand_report.ended_by or ""
+        hand.out_by = hand_report.out_by
+    Hand.objects.bulk_update(
+        hands.values(), ["valid", "finished", "error", "scores", "parts", "mismatches", "ended_by", "out_by"]
+    )
+    match.status = Match.Status.VERIFIED if report.valid else Match.Status.INVALID
+    match.valid = report.valid
+    match.scores_match = report.scores_match
+    match.error = data["error"]
+    match.totals = report.totals
+    match.winner = report.winner_dict()
+    match.report = data
+    match.engine_version = ENGINE_VERSION
+    match.verified_at = timezone.now()
+    match.save(update_fields=[
+        "status", "valid", "scores_match", "error", "totals", "winner", "report", "engine_version", "verified_at",
+    ])
+
+
+def match_release(*, match_id: int) -> None:
+    """Give a claimed job back so that a retry can claim it again."""
+    Match.objects.filter(pk=match_id, status=Match.Status.VERIFYING).update(
+        status=Match.Status.PENDING, claimed_at=None
+    )
+
+
+def match_fail(*, match_id: int, reason: str) -> None:
+    """A job that cannot finish (time limit, retries used up) is marked, not lost."""
+    Match.objects.filter(pk=match_id, status=Match.Status.VERIFYING).update(
+        status=Match.Status.FAILED, error={"kind": "failed", "message": reason}
+    )
+
+
+def matches_requeue_outdated(*, queue: str = "reverify", include_failed: bool = True) -> int:
+    """Queue again every match verified by another engine version (and failed ones)."""
+    outdated = Q(status__in=[Match.Status.VERIFIED, Match.Status.INVALID]) & ~Q(engine_version=ENGINE_VERSION)
+    if include_failed:
+        outdated |= Q(status=Match.Status.FAILED)
+    ids = list(Match.objects.filter(outdated).values_list("pk", flat=True))
+    if not ids:
+        return 0
+    with transaction.atomic():
+        Match.objects.filter(pk__in=ids).update(
+            status=Match.Status.PENDING, queue=queue, enqueued_at=timezone.now(), claimed_at=None
+        )
+        transaction.on_commit(lambda: enqueue(match_ids=ids, queue=queue))
+    return len(ids)
+
+
+def match_delete(*, match: Match) -> None:
+    match.delete()
+
+
+def share_link_create(*, match: Match) -> str:
+    match.share_token = Match.new_share_token()
+    match.save(update_fields=["share_token"])
+    return match.share_token
+
+
+def share_link_revoke(*, match: Match) -> None:
+    match.share_token = None
+    match.save(update_fields=["share_token"])
+
+
+def match_share_with(*, match: Match, user: AbstractBaseUser) -> None:
+    match.shared_with.add(user)
+
+
+def match_unshare_with(*, match: Match, user: AbstractBaseUser) -> None:
+    match.shared_with.remove(user)

@@ -1,0 +1,105 @@
+"""Server-rendered pages: sign up, upload, my matches, a match's report, a batch's progress."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from buraco.rules import VARIANTS
+
+from . import selectors, services
+from .models import Batch, Match
+
+
+class FilterForm(forms.Form):
+    variant = forms.ChoiceField(choices=[("", "any rule set"), *[(v, v) for v in VARIANTS]], required=False)
+    player = forms.CharField(required=False, max_length=100)
+    status = forms.ChoiceField(choices=[("", "any status"), *Match.Status.choices], required=False)
+    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    mine = forms.BooleanField(required=False, label="only mine")
+
+
+class UploadForm(forms.Form):
+    visibility = forms.ChoiceField(choices=Match.Visibility.choices, initial=Match.Visibility.PRIVATE)
+    label = forms.CharField(required=False, max_length=200)
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    form = FilterForm(request.GET or None)
+    filters: dict[str, Any] = {}
+    if form.is_bound and form.is_valid():
+        filters = {k: v for k, v in form.cleaned_data.items() if v not in (None, "", False)}
+    matches = selectors.match_list(user=request.user, **filters)
+    page = Paginator(matches, 25).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(request, "records/match_list.html", {"form": form, "page": page, "query": query.urlencode()})
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    form = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        messages.success(request, f"Welcome, {user.username}. Upload your first record.")
+        return redirect("upload")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    form = UploadForm(request.POST or None)
+    errors: list[dict[str, Any]] = []
+    if request.method == "POST" and form.is_valid():
+        files = [services.UploadedFile(f.name or "upload.brn", f.read()) for f in request.FILES.getlist("files")]
+        try:
+            result = services.upload_create(
+                owner=request.user, files=files, visibility=form.cleaned_data["visibility"],
+                label=form.cleaned_data["label"],
+            )
+        except services.UploadError as error:
+            errors = error.errors
+        else:
+            if result.batch is not None:
+                return redirect("batch-detail", batch_id=result.batch.pk)
+            if not result.created[0]:
+                messages.info(request, "You had uploaded this record already.")
+            return redirect("match-detail", match_id=result.matches[0].pk)
+    return render(request, "records/upload.html", {"form": form, "errors": errors}, status=400 if errors else 200)
+
+
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = selectors.match_for_reader(user=request.user, match_id=match_id, share=request.GET.get("share"))
+    if match is None:
+        raise Http404("no such match, or not yours to read")
+    hands = list(match.hands.all())
+    source_lines = bytes(match.source).decode("utf-8", errors="replace").splitlines()
+    for hand in hands:
+        error = hand.error or {}
+        line = error.get("line")
+        hand.error_line = source_lines[line - 1] if line and 0 < line <= len(source_lines) else None  # type: ignore[attr-defined]
+    sides = (match.report or {}).get("sides") or []
+    return render(
+        request,
+        "records/match_detail.html",
+        {"match": match, "hands": hands, "sides": sides, "is_owner": request.user.pk == match.owner_id},
+    )
+
+
+@login_required
+def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
+    batch = Batch.objects.filter(pk=batch_id, owner=request.user).first()
+    if batch is None:
+        raise Http404("no such batch of yours")
+    progress = selectors.batch_progress(batch=batch)
+    matches = batch.matches.defer("source", "report").order_by("id")[:200]
+    return render(request, "records/batch_detail.html", {"batch": batch, "progress": progress, "matches": matches})

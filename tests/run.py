@@ -1,0 +1,56 @@
+"""`make test`: the whole suite, on PostgreSQL and Redis whenever they answer.
+
+Without them the PostgreSQL and real-worker tests are skipped, each naming why
+(pytest -ra prints the reasons). Under CI (CI=true) both are required.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+
+def answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1.5):
+            return True
+    except OSError:
+        return False
+
+
+def postgres_url() -> str | None:
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return url if url.startswith("postgres") else None
+    if not answers("127.0.0.1", 5432):
+        return None
+    try:
+        import psycopg
+
+        psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", connect_timeout=3).close()
+    except Exception as error:  # noqa: BLE001 - any failure means "not usable here"
+        print(f"PostgreSQL answers on 127.0.0.1:5432 but refuses us: {error}")
+        return None
+    return "postgres://postgres@127.0.0.1:5432/buraco"
+
+
+def main() -> int:
+    database = postgres_url()
+    if database and "DATABASE_URL" not in os.environ:
+        os.environ["DATABASE_URL"] = database
+    broker = os.environ.get("BURACO_TEST_BROKER_URL")
+    if not broker and answers("127.0.0.1", 6379):
+        broker = os.environ["BURACO_TEST_BROKER_URL"] = "redis://127.0.0.1:6379/15"
+    print(f"database: {'PostgreSQL ' + database if database else 'SQLite (PostgreSQL tests will be skipped)'}")
+    print(f"broker for real-worker tests: {broker or 'none (real-worker tests will be skipped)'}")
+    if os.environ.get("CI") and not (database and broker):
+        print("CI needs PostgreSQL and Redis: start them (see .ci/run) before the tests")
+        return 1
+    import pytest
+
+    return int(pytest.main(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Personas and helpers for the service tests.
+
+Personas: ``owner`` uploads; ``coach`` has matches shared with them; ``stranger``
+is another account; ``anonymous`` has none. Tasks run in process unless a test
+asks for the real worker (``worker`` fixture).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from buraco.notation import dumps
+from buraco.selfplay import play_match
+from buraco_site.celery import app as celery_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def tasks_in_process() -> Iterator[None]:
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = True
+
+
+def _client_for(user: User | None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def owner(db: Any) -> User:
+    return User.objects.create_user("ana", password="pw-ana-123456")
+
+
+@pytest.fixture
+def coach(db: Any) -> User:
+    return User.objects.create_user("coach", password="pw-coach-123456")
+
+
+@pytest.fixture
+def stranger(db: Any) -> User:
+    return User.objects.create_user("stranger", password="pw-stranger-123456")
+
+
+@pytest.fixture
+def owner_api(owner: User) -> APIClient:
+    return _client_for(owner)
+
+
+@pytest.fixture
+def coach_api(coach: User) -> APIClient:
+    return _client_for(coach)
+
+
+@pytest.fixture
+def stranger_api(stranger: User) -> APIClient:
+    return _client_for(stranger)
+
+
+@pytest.fixture
+def anonymous_api(db: Any) -> APIClient:
+    return APIClient()
+
+
+def record_text(variant: str = "cerrado", players: int = 2, hands: int = 2, seed: int = 1, mistakes: float = 0.0) -> str:
+    return dumps(play_match(variant, players=players, hands=hands, seed=seed, mistakes=mistakes))
+
+
+def zip_of(texts: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in texts.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def upload(django_capture_on_commit_callbacks: Any) -> Callable[..., Any]:
+    """POST files to /api/matches/ and run the queued verification in process."""
+
+    def send(client: APIClient, *files: tuple[str, str | bytes], **fields: Any) -> Any:
+        payload: dict[str, Any] = dict(fields)
+        payload["files"] = [
+            io.BytesIO(content.encode() if isinstance(content, str) else content) for _, content in files
+        ]
+        for handle, (name, _) in zip(payload["files"], files):
+            handle.name = name
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.post("/api/matches/", payload, format="multipart")
+
+    return send
+
+
+def using_postgres() -> bool:
+    return settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+
+
+requires_postgres = pytest.mark.skipif(
+    not using_postgres(), reason="needs PostgreSQL: set DATABASE_URL=postgres://... (make test finds 127.0.0.1:5432)"
+)
+requires_broker = pytest.mark.skipif(
+    not os.environ.get("BURACO_TEST_BROKER_URL"),
+    reason="needs a Redis broker for a real Celery worker: BURACO_TEST_BROKER_URL (make test finds 127.0.0.1:6379)",
+)
+
+
+@pytest.fixture
+def worker(transactional_db: Any) -> Iterator[subprocess.Popen[str]]:
+    """A real Celery worker process on Redis, against this test database."""
+    broker = os.environ["BURACO_TEST_BROKER_URL"]
+    import redis
+
+    redis.Redis.from_url(broker).flushdb()
+    database = settings.DATABASES["default"]
+    url = (
+        f"postgres://{database['USER']}:{database.get('PASSWORD') or ''}@{database['HOST'] or '127.0.0.1'}:"
+        f"{database['PORT'] or 5432}/{database['NAME']}"
+    )
+    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker, "LOG_LEVEL": "WARNING"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", "interactive,bulk,reverify",
+         "-c", "2", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
+         "-n", f"test-worker-{os.getpid()}@%h"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    celery_app.conf.task_always_eager = False
+    celery_app.conf.broker_url = broker
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"the worker exited: {process.stdout.read() if process.stdout else ''}")
+            replies = celery_app.control.ping(timeout=1.0)
+            if replies:
+                break
+        else:
+            raise RuntimeError("the worker did not answer a ping within 60 s")
+        yield process
+    finally:
+        celery_app.conf.task_always_eager = True
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
