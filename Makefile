@@ -4,13 +4,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test typecheck lint bench clean
+.PHONY: run test worker typecheck lint bench clean
 
 $(STAMP): requirements/*.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements/dev.txt
 	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_examples
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+worker: $(STAMP)
+	$(BIN)/celery -A buraco_site worker -Q interactive,bulk,reverify -l info
 
 test: $(STAMP)
 	$(BIN)/mypy --strict buraco
@@ -20,10 +28,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict buraco
 
 lint: $(STAMP)
-	$(BIN)/ruff check buraco tests bench
+	$(BIN)/ruff check buraco records buraco_site tests bench
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/ingest.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .hypothesis

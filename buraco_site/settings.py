@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from here: the docs page needs no CDN
     "records",
 ]
 
@@ -141,6 +142,13 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Upload Buraco/Burraco records (BRN), get them verified by the rules engine, replay them.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "VisibilityEnum": "records.models.Match.Visibility",
+        "MatchStatusEnum": "records.models.Match.Status",
+    },
 }
 
 # Celery. No broker: tasks run in process, right after the upload's transaction commits.
