@@ -22,10 +22,12 @@ worker: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/mypy --strict buraco
+	$(BIN)/mypy --config-file mypy-service.ini records buraco_site
 	$(BIN)/python tests/run.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict buraco
+	$(BIN)/mypy --config-file mypy-service.ini records buraco_site
 
 lint: $(STAMP)
 	$(BIN)/ruff check buraco records buraco_site tests bench

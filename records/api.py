@@ -6,9 +6,10 @@ adds ``errors``: one entry per problem with its file, line and column.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -96,8 +97,8 @@ class MatchDetailSerializer(MatchSummarySerializer):
     class Meta(MatchSummarySerializer.Meta):
         fields = [*MatchSummarySerializer.Meta.fields, "metadata", "error", "hands", "share_token"]
 
-    def get_hands(self, match: Match) -> list[dict[str, Any]]:
-        hands = []
+    def get_hands(self, match: Match) -> list[Any]:
+        hands: list[Any] = []
         for hand in match.hands.all():
             hand.action_count = len(hand.actions)  # type: ignore[attr-defined]
             hands.append(HandSummarySerializer(hand).data)
@@ -205,12 +206,13 @@ class MatchListApi(APIView):
         if not request.user.is_authenticated:
             raise exceptions.NotAuthenticated("log in, or send a token, to upload")
         files = _uploaded_files(request)
-        visibility = request.data.get("visibility", Match.Visibility.PRIVATE) if hasattr(request.data, "get") else "private"
+        fields = request.data if hasattr(request.data, "get") and "raw" not in request.data else {}
+        visibility = fields.get("visibility") or Match.Visibility.PRIVATE
         if visibility not in Match.Visibility.values:
             raise exceptions.ValidationError({"visibility": f"one of {Match.Visibility.values}"})
         result = services.upload_create(
-            owner=request.user, files=files, visibility=visibility, label=str(request.data.get("label", ""))[:200]
-            if hasattr(request.data, "get") else "",
+            owner=cast(User, request.user), files=files, visibility=visibility,
+            label=str(fields.get("label") or "")[:200],
         )
         items = [
             {"id": m.pk, "status": m.status, "duplicate": not new, "file": m.filename}

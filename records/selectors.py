@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Min, Q, QuerySet
 from django.utils import timezone
 
@@ -18,7 +18,7 @@ from buraco_site.celery import app as celery_app
 from .models import Batch, Hand, Match
 
 
-def visible_matches(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Match]:
+def visible_matches(*, user: User | AnonymousUser) -> QuerySet[Match]:
     """Own matches, matches shared with the user, and public ones."""
     public = Q(visibility=Match.Visibility.PUBLIC)
     if not user.is_authenticated:
@@ -26,7 +26,7 @@ def visible_matches(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Match
     return Match.objects.filter(public | Q(owner=user) | Q(shared_with=user)).distinct()
 
 
-def match_for_reader(*, user: AbstractBaseUser | AnonymousUser, match_id: int, share: str | None) -> Match | None:
+def match_for_reader(*, user: User | AnonymousUser, match_id: int, share: str | None) -> Match | None:
     """The match if this reader may see it: visible to the user, or opened by its share link."""
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
@@ -46,7 +46,7 @@ def _same(given: str, expected: str) -> bool:
 
 def match_list(
     *,
-    user: AbstractBaseUser | AnonymousUser,
+    user: User | AnonymousUser,
     mine: bool = False,
     variant: str | None = None,
     player: str | None = None,

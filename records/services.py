@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -110,7 +110,7 @@ def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Rec
 
 def upload_create(
     *,
-    owner: AbstractBaseUser,
+    owner: User,
     files: Sequence[UploadedFile],
     visibility: str = Match.Visibility.PRIVATE,
     label: str = "",
@@ -140,7 +140,7 @@ def upload_create(
 
 
 def _match_store(
-    *, owner: AbstractBaseUser, upload: UploadedFile, record: Record, batch: Batch | None, visibility: str, queue: str
+    *, owner: User, upload: UploadedFile, record: Record, batch: Batch | None, visibility: str, queue: str
 ) -> tuple[Match, bool]:
     digest = hashlib.sha256(upload.content).hexdigest()
     existing = Match.objects.filter(owner=owner, sha256=digest).first()
@@ -323,9 +323,9 @@ def share_link_revoke(*, match: Match) -> None:
     match.save(update_fields=["share_token"])
 
 
-def match_share_with(*, match: Match, user: AbstractBaseUser) -> None:
+def match_share_with(*, match: Match, user: User) -> None:
     match.shared_with.add(user)
 
 
-def match_unshare_with(*, match: Match, user: AbstractBaseUser) -> None:
+def match_unshare_with(*, match: Match, user: User) -> None:
     match.shared_with.remove(user)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -46,7 +47,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
 
 
 def signup(request: HttpRequest) -> HttpResponse:
-    form = UserCreationForm(request.POST or None)
+    form: UserCreationForm[User] = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
@@ -63,7 +64,7 @@ def upload(request: HttpRequest) -> HttpResponse:
         files = [services.UploadedFile(f.name or "upload.brn", f.read()) for f in request.FILES.getlist("files")]
         try:
             result = services.upload_create(
-                owner=request.user, files=files, visibility=form.cleaned_data["visibility"],
+                owner=cast(User, request.user), files=files, visibility=form.cleaned_data["visibility"],
                 label=form.cleaned_data["label"],
             )
         except services.UploadError as error:
@@ -97,7 +98,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
-    batch = Batch.objects.filter(pk=batch_id, owner=request.user).first()
+    batch = Batch.objects.filter(pk=batch_id, owner=cast(User, request.user)).first()
     if batch is None:
         raise Http404("no such batch of yours")
     progress = selectors.batch_progress(batch=batch)
