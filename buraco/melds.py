@@ -394,13 +394,24 @@ def _add_to_run(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
             raise IllegalActionError(f"{token}: a natural card takes its own place")
     options = [_position_options(t, suit) for t in laid]
     first_error: IllegalActionError | None = None
+    convertible = table_wild is not None and table_wild == card_of(2, suit)
     for choice in product(*options):
-        try:
-            placed = _place_on_run(shape, laid, choice, directive, wild_from, variant)
+        # A displaced 2 of the run's suit becomes natural if it can; otherwise it moves as a wild.
+        for convert in (True, False) if convertible else (False,):
+            try:
+                placed = _place_on_run(shape, laid, choice, directive, wild_from, variant, convert)
+            except IllegalActionError as error:
+                if first_error is None:
+                    first_error = error
+                continue
+            if convert and placed.wild_to == 0 and directive is not None and directive.place != table_wild:
+                if variant.wild_move == "high-then-low":
+                    raise IllegalActionError(
+                        f"{directive}: in {variant.id} a 2 of the run's suit that can take its own place "
+                        "becomes natural there; it cannot be kept wild"
+                    )
+                continue  # the rule set leaves the choice to the directive
             return placed._replace(directive=directive_index)
-        except IllegalActionError as error:
-            if first_error is None:
-                first_error = error
     assert first_error is not None
     raise first_error
 
@@ -418,6 +429,7 @@ def _place_on_run(
     directive: CardToken | None,
     wild_from: int,
     variant: Variant,
+    convert_two: bool = False,
 ) -> AddResult:
     suit = shape.suit
     naturals: dict[int, Card] = {
@@ -445,11 +457,7 @@ def _place_on_run(
         if directive is not None and not displaced and variant.wild_move != "anywhere":
             raise IllegalActionError(f"{directive}: the wild moves only when a card takes its place")
         if displaced or directive is not None:
-            if (
-                table_wild == card_of(2, suit)
-                and 2 not in naturals
-                and (directive is None or directive.place == table_wild)
-            ):
+            if convert_two and table_wild == card_of(2, suit) and 2 not in naturals:
                 naturals[2] = table_wild  # its natural place: the 2 is a 2 again
             else:
                 moving = directive or CardToken(table_wild)

@@ -721,6 +721,19 @@ class HandState:
                 continue
             if size_after > 3 or self._may_empty_with(seat, shape, None):
                 return True
+        if before is not None:
+            # use-top: the new meld may also hold other cards of the pile, beside two held ones.
+            spare = list(hand_after)
+            spare[card] -= 1
+            for tokens in _melds_through(card, spare, before, self.variant.sets):
+                try:
+                    shape = resolve_meld(tokens, self.variant)
+                except AmbiguousActionError:
+                    shape = meld_layouts(tokens, self.variant)[0]
+                except IllegalActionError:
+                    continue
+                if size_after > len(tokens) or self._may_empty_with(seat, shape, None):
+                    return True
         return False
 
     def _plainly_usable(self, card: Card, pool: Sequence[int], side: int, own_only: bool) -> bool:
@@ -841,6 +854,67 @@ def _meld_partners(card: Card, pool: Sequence[int]) -> Iterable[tuple[Card, Card
         yield CARDS[a], CARDS[b]
 
 
+def _melds_through(card: Card, spare: Sequence[int], held: Sequence[int], sets: bool) -> Iterable[list[CardToken]]:
+    """New melds holding ``card`` and at least two ``held`` cards, the rest from ``spare``.
+
+    The general search behind use-top's "a new meld holding at least two cards
+    held before the pick-up", when other cards of the pile complete the meld.
+    """
+    wild_top = IS_WILD_KIND[card]
+    wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and spare[c]]
+    if sets:
+        ranks = [RANK_OF[card]] if not wild_top else [r for r in range(1, 14) if r != 2]
+        for rank in ranks:
+            naturals = [CARDS[(rank - 1) * 4 + s] for s in range(4) for _ in range(spare[(rank - 1) * 4 + s])]
+            base = [CardToken(card), *(CardToken(c) for c in naturals)]
+            options = [base] if wild_top else [base, *([*base, CardToken(CARDS[w])] for w in wilds)]
+            for set_tokens in options:
+                if len(set_tokens) >= 3 and _held_count(set_tokens[1:], held) >= 2:
+                    yield set_tokens
+    suits = range(4) if wild_top else (SUIT_OF[card],)
+    for suit in suits:
+        own = () if wild_top else ((1, 14) if RANK_OF[card] == 1 else (RANK_OF[card],))
+        for low in range(1, 13):
+            for high in range(low + 2, min(14, low + 13) + 1):
+                if own and not any(low <= p <= high for p in own):
+                    continue
+                counts = list(spare)
+                tokens: list[CardToken] = []
+                missing: list[int] = []
+                top_index = -1
+                for place in range(low, high + 1):
+                    natural = card_of(place, suit)
+                    if not wild_top and top_index < 0 and place in own:
+                        top_index = len(tokens)
+                        tokens.append(CardToken(card))
+                    elif counts[natural]:
+                        counts[natural] -= 1
+                        tokens.append(CardToken(natural))
+                    else:
+                        missing.append(len(tokens))
+                        tokens.append(CardToken(card, natural))  # a wild's slot, filled below
+                if len(missing) > 1 or (wild_top and len(missing) != 1):
+                    continue
+                if wild_top:
+                    top_index = missing[0]  # the top card is the wild, in the one gap
+                elif missing:
+                    wild = next((w for w in wilds if counts[w]), None)
+                    if wild is None:
+                        continue
+                    slot = missing[0]
+                    tokens[slot] = CardToken(CARDS[wild], tokens[slot].place)
+                others = tokens[:top_index] + tokens[top_index + 1:]
+                if _held_count(others, held) >= 2:
+                    yield tokens
+
+
+def _held_count(tokens: Sequence[CardToken], held: Sequence[int]) -> int:
+    need: dict[int, int] = {}
+    for token in tokens:
+        need[token.card] = need.get(token.card, 0) + 1
+    return sum(min(n, held[c]) for c, n in need.items())
+
+
 def _run_distance(rank_a: int, rank_b: int) -> int:
     distance = abs(rank_a - rank_b)
     if rank_a == 1 or rank_b == 1:
@@ -850,16 +924,18 @@ def _run_distance(rank_a: int, rank_b: int) -> int:
 
 def _lay_off_candidates(card: Card, shape: Shape, hand: Sequence[int]) -> Iterable[list[CardToken]]:
     """Lay-offs of ``card`` onto ``shape``, bridged by held cards where needed."""
-    if IS_WILD_KIND[card]:
-        if shape.wild_index >= 0 and not (shape.is_run and RANK_OF[card] == 2 and SUIT_OF[card] == shape.suit):
-            return
-    elif shape.is_run:
+    natural_two = shape.is_run and RANK_OF[card] == 2 and SUIT_OF[card] == shape.suit
+    if IS_WILD_KIND[card] and not natural_two:
+        if shape.wild_index < 0:
+            yield [CardToken(card)]
+        return
+    if shape.is_run:
         if SUIT_OF[card] != shape.suit:
             return
     elif RANK_OF[card] != shape.rank:
         return
     yield [CardToken(card)]
-    if not shape.is_run or IS_WILD_KIND[card] or SUIT_OF[card] != shape.suit:
+    if not shape.is_run:
         return
     suit = shape.suit
     positions = (1, 14) if RANK_OF[card] == 1 else (RANK_OF[card],)
