@@ -8,8 +8,9 @@ and the rule set, so the state machine, the bots and the checks share it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import product
-from typing import Final, NamedTuple, Sequence
+from typing import Final, NamedTuple
 
 from .cards import CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_LETTERS, SUIT_OF, Card, card_of
 from .errors import AmbiguousActionError, IllegalActionError

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import BuracoError, IllegalActionError
-from .notation import HandRecord, Record, dumps, loads
+from .notation import Record, dumps, loads
 from .rules import Variant
 from .scoring import SideScore, match_winner, score_hand
 from .state import HandState
@@ -199,7 +199,7 @@ def verify_hand(record: Record, index: int, previous_unfinished: int | None = No
         return report
     state: HandState | None = None
     try:
-        for state in iter_hand(record, index):
+        for state in iter_hand(record, index):  # noqa: B007 - the last state is the one wanted
             pass
     except BuracoError as error:
         report.valid = False

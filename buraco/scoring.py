@@ -6,8 +6,9 @@ score = melded card values + canasta bonuses + going-out bonus
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from .melds import CANASTA_KINDS, canasta_bonus
 from .rules import Variant

@@ -13,7 +13,7 @@ import random
 from collections.abc import Iterator, Sequence
 
 from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
-from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of, deck_counts
+from .cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card, card_of, deck_counts
 from .melds import IS_WILD_KIND, CardToken, Shape
 from .notation import HandRecord, Record, Result
 from .rules import Variant, find_variant

@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from buraco.notation import Record, dumps, loads
 from buraco.replay import canonical, timeline
-
 from buraco_site.celery import app as celery_app
 
 from .models import Batch, Hand, Match

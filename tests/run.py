@@ -32,7 +32,8 @@ def postgres_url() -> str | None:
     except Exception as error:  # noqa: BLE001 - any failure means "not usable here"
         print(f"PostgreSQL answers on 127.0.0.1:5432 but refuses us: {error}")
         return None
-    return "postgres://postgres@127.0.0.1:5432/buraco"
+    # Its own name per run: two suites on one machine must not drop each other's test database.
+    return f"postgres://postgres@127.0.0.1:5432/buraco_{os.getpid()}"
 
 
 def main() -> int:

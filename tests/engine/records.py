@@ -10,7 +10,7 @@ PLAYER_COUNTS = {v.id: sorted(v.player_counts) for v in VARIANTS.values()}
 VARIANT_PLAYERS = [(v, n) for v, counts in PLAYER_COUNTS.items() for n in counts]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def selfplay_text(variant: str, players: int = 2, hands: int = 2, seed: int = 1, mistakes: float = 0.0) -> str:
     """A self-play match as BRN text (cached: several tests read the same one)."""
     return dumps(play_match(variant, players=players, hands=hands, seed=seed, mistakes=mistakes))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from buraco.rules import VARIANTS
 from buraco.errors import IllegalActionError
+from buraco.rules import VARIANTS
 
 from .helpers import V, act, build, hand, play
 

@@ -122,6 +122,19 @@ requires_broker = pytest.mark.skipif(
 )
 
 
+def _point_celery_at(broker: str | None) -> None:
+    """Send tasks to ``broker`` (None: run them in process), dropping pooled connections
+    that an earlier test may have opened to the default broker."""
+    celery_app.conf.task_always_eager = broker is None
+    if broker is not None:
+        celery_app.conf.broker_url = broker
+    pool = celery_app.__dict__.get("_pool")
+    if pool is not None:
+        pool.force_close_all()
+        celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
 @pytest.fixture
 def worker(transactional_db: Any) -> Iterator[subprocess.Popen[str]]:
     """A real Celery worker process on Redis, against this test database."""
@@ -141,8 +154,7 @@ def worker(transactional_db: Any) -> Iterator[subprocess.Popen[str]]:
          "-n", f"test-worker-{os.getpid()}@%h"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
-    celery_app.conf.task_always_eager = False
-    celery_app.conf.broker_url = broker
+    _point_celery_at(broker)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -155,7 +167,7 @@ def worker(transactional_db: Any) -> Iterator[subprocess.Popen[str]]:
             raise RuntimeError("the worker did not answer a ping within 60 s")
         yield process
     finally:
-        celery_app.conf.task_always_eager = True
+        _point_celery_at(None)
         process.terminate()
         try:
             process.wait(timeout=20)
