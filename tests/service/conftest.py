@@ -7,6 +7,7 @@ asks for the real worker (``worker`` fixture).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import subprocess
@@ -128,20 +129,15 @@ def _point_celery_at(broker: str | None) -> None:
     celery_app.conf.task_always_eager = broker is None
     if broker is not None:
         celery_app.conf.broker_url = broker
-    pool = celery_app.__dict__.get("_pool")
-    if pool is not None:
-        pool.force_close_all()
-        celery_app._pool = None
+    # Celery keeps its connection pool; kombu keys pools by broker, so forgetting ours is enough.
+    celery_app._pool = None
     celery_app.amqp._producer_pool = None
 
 
-@pytest.fixture
-def worker(transactional_db: Any) -> Iterator[subprocess.Popen[str]]:
-    """A real Celery worker process on Redis, against this test database."""
+@contextlib.contextmanager
+def running_worker(concurrency: int = 2) -> Iterator[subprocess.Popen[str]]:
+    """A real Celery worker process on the test broker, against this test database."""
     broker = os.environ["BURACO_TEST_BROKER_URL"]
-    import redis
-
-    redis.Redis.from_url(broker).flushdb()
     database = settings.DATABASES["default"]
     url = (
         f"postgres://{database['USER']}:{database.get('PASSWORD') or ''}@{database['HOST'] or '127.0.0.1'}:"
@@ -150,7 +146,7 @@ def worker(transactional_db: Any) -> Iterator[subprocess.Popen[str]]:
     env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker, "LOG_LEVEL": "WARNING"}
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", "interactive,bulk,reverify",
-         "-c", "2", "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
+         "-c", str(concurrency), "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
          "-n", f"test-worker-{os.getpid()}@%h"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
@@ -160,16 +156,34 @@ def worker(transactional_db: Any) -> Iterator[subprocess.Popen[str]]:
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 raise RuntimeError(f"the worker exited: {process.stdout.read() if process.stdout else ''}")
-            replies = celery_app.control.ping(timeout=1.0)
-            if replies:
+            if celery_app.control.ping(timeout=1.0):
                 break
         else:
             raise RuntimeError("the worker did not answer a ping within 60 s")
         yield process
     finally:
-        _point_celery_at(None)
         process.terminate()
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture
+def broker(transactional_db: Any) -> Iterator[str]:
+    """Tasks go to the test broker (emptied first) instead of running in process."""
+    url = os.environ["BURACO_TEST_BROKER_URL"]
+    import redis
+
+    redis.Redis.from_url(url).flushdb()
+    _point_celery_at(url)
+    try:
+        yield url
+    finally:
+        _point_celery_at(None)
+
+
+@pytest.fixture
+def worker(broker: str) -> Iterator[subprocess.Popen[str]]:
+    with running_worker() as process:
+        yield process

@@ -11,8 +11,9 @@ from rest_framework.test import APIClient
 from buraco.notation import loads
 from buraco.replay import verify
 from buraco.rules import VARIANTS
+from records.models import Match
 
-from .conftest import record_text, requires_broker, requires_postgres, zip_of
+from .conftest import record_text, requires_broker, requires_postgres, running_worker, zip_of
 
 pytestmark = [pytest.mark.worker, pytest.mark.postgres, requires_postgres, requires_broker]
 
@@ -79,3 +80,26 @@ def _named(content: bytes, name: str) -> Any:
     handle = io.BytesIO(content)
     handle.name = name
     return handle
+
+
+def test_a_users_own_uploads_go_ahead_of_a_bulk_backlog(broker: str, owner_api: APIClient) -> None:
+    """Jobs wait in the broker while no worker runs; one worker then takes the
+    interactive queue first, whatever was queued before."""
+    variants = list(VARIANTS)
+    backlog = {f"bulk-{i:02}.brn": record_text(variants[i % len(variants)], hands=1, seed=500 + i) for i in range(40)}
+    batch = owner_api.post(
+        "/api/matches/", {"files": [_named(zip_of(backlog), "backlog.zip")]}, format="multipart"
+    ).json()["batch"]
+    mine = [
+        owner_api.post(
+            "/api/matches/", {"file": _named(record_text("cerrado", hands=1, seed=900 + i).encode(), f"m{i}.brn")},
+            format="multipart",
+        ).json()["id"]
+        for i in range(5)
+    ]
+    with running_worker(concurrency=1):
+        wait_for_batch(owner_api, batch, seconds=120)
+    verified = {m.pk: m.verified_at for m in Match.objects.all()}
+    last_of_mine = max(verified[pk] for pk in mine)
+    bulk_before = sum(1 for pk, at in verified.items() if pk not in mine and at < last_of_mine)
+    assert bulk_before <= 1, f"{bulk_before} bulk jobs were verified before the user's own uploads"
