@@ -114,18 +114,44 @@ class MatchFilterSerializer(serializers.Serializer[Any]):
     variant = serializers.ChoiceField(choices=list(VARIANTS), required=False)
     player = serializers.CharField(required=False, max_length=100)
     status = serializers.ChoiceField(choices=Match.Status.values, required=False)
-    date_from = serializers.DateField(required=False)
-    date_to = serializers.DateField(required=False)
+    date_from = serializers.DateField(required=False, help_text="uploaded on or after")
+    date_to = serializers.DateField(required=False, help_text="uploaded on or before")
+    played_from = serializers.DateField(required=False, help_text="the record's date tag on or after")
+    played_to = serializers.DateField(required=False, help_text="the record's date tag on or before")
     batch = serializers.IntegerField(required=False, min_value=1)
     mine = serializers.BooleanField(required=False, default=False)
 
 
+class UploadedItemSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    duplicate = serializers.BooleanField(help_text="this owner had uploaded the same bytes already")
+    file = serializers.CharField()
+
+
 class UploadAcceptedSerializer(serializers.Serializer[Any]):
+    """One file: the match (id, status, duplicate, file). Several files or a zip: the batch."""
+
     id = serializers.IntegerField(required=False)
-    status = serializers.CharField(required=False)
+    status = serializers.CharField()
     duplicate = serializers.BooleanField(required=False)
+    file = serializers.CharField(required=False)
     batch = serializers.IntegerField(required=False)
-    matches = serializers.ListField(child=serializers.DictField(), required=False)
+    total = serializers.IntegerField(required=False, help_text="matches the batch stored and verifies")
+    duplicates = serializers.IntegerField(required=False)
+    matches = UploadedItemSerializer(many=True, required=False)
+
+
+PAGINATED_MATCHES = inline_serializer(
+    "PaginatedMatchSummaryList",
+    {
+        "count": serializers.IntegerField(),
+        "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True),
+        "results": MatchSummarySerializer(many=True),
+    },
+)
+PAGE_PARAMETER = OpenApiParameter("page", OpenApiTypes.INT, description="page number, from 1 (50 per page)")
 
 
 ERROR_RESPONSE = inline_serializer(
@@ -169,8 +195,8 @@ class MatchListApi(APIView):
 
     @extend_schema(
         summary="List matches you may read",
-        parameters=[MatchFilterSerializer],
-        responses=MatchSummarySerializer(many=True),
+        parameters=[MatchFilterSerializer, PAGE_PARAMETER],
+        responses={200: PAGINATED_MATCHES, 400: ERROR_RESPONSE},
     )
     def get(self, request: Request) -> Response:
         filters = MatchFilterSerializer(data=request.query_params)
@@ -221,7 +247,13 @@ class MatchListApi(APIView):
         if result.batch is None:
             return Response(items[0], status=status.HTTP_202_ACCEPTED)
         return Response(
-            {"batch": result.batch.pk, "status": "pending", "total": result.batch.total, "matches": items},
+            {
+                "batch": result.batch.pk,
+                "status": "pending",
+                "total": result.batch.total,
+                "duplicates": len(items) - result.batch.total,
+                "matches": items,
+            },
             status=status.HTTP_202_ACCEPTED,
         )
 

@@ -52,6 +52,8 @@ def match_list(
     status: str | None = None,
     date_from: dt.date | None = None,
     date_to: dt.date | None = None,
+    played_from: dt.date | None = None,
+    played_to: dt.date | None = None,
     batch: int | None = None,
 ) -> QuerySet[Match]:
     matches = Match.objects.filter(owner=user) if mine and user.is_authenticated else visible_matches(user=user)
@@ -65,6 +67,10 @@ def match_list(
         matches = matches.filter(created_at__date__gte=date_from)
     if date_to:
         matches = matches.filter(created_at__date__lte=date_to)
+    if played_from:
+        matches = matches.filter(played_on__gte=played_from)
+    if played_to:
+        matches = matches.filter(played_on__lte=played_to)
     if batch:
         matches = matches.filter(batch_id=batch)
     return matches.defer("source", "report").select_related("owner")
@@ -85,20 +91,22 @@ def hand_timeline(*, match: Match, number: int) -> list[dict[str, Any]]:
 
 
 def batch_progress(*, batch: Batch) -> dict[str, Any]:
+    """Counted from the batch's matches as they are now (a deleted match leaves the count)."""
     counts = dict(batch.matches.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    total = sum(counts.values())
     done = counts.get(Match.Status.VERIFIED, 0) + counts.get(Match.Status.INVALID, 0)
     failed = counts.get(Match.Status.FAILED, 0)
     return {
         "id": batch.pk,
         "label": batch.label,
         "created_at": batch.created_at,
-        "total": batch.total,
+        "total": total,
         "done": done,
         "failed": failed,
         "verified": counts.get(Match.Status.VERIFIED, 0),
         "invalid": counts.get(Match.Status.INVALID, 0),
-        "pending": batch.total - done - failed,
-        "finished": done + failed >= batch.total,
+        "pending": total - done - failed,
+        "finished": done + failed >= total,
     }
 
 

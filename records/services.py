@@ -35,7 +35,7 @@ class UploadError(Exception):
     """One or more uploaded files are not readable BRN; nothing was stored."""
 
     def __init__(self, errors: list[dict[str, Any]]) -> None:
-        super().__init__(f"{len(errors)} file(s) are not readable BRN")
+        super().__init__(f"nothing was stored: {len(errors)} problem{'s' if len(errors) != 1 else ''} with the upload")
         self.errors = errors
 
 
@@ -57,7 +57,11 @@ def expand_upload(files: Iterable[UploadedFile]) -> list[UploadedFile]:
     """Unpack zips into their ``.brn`` and ``.json`` members; keep other files as they are."""
     out: list[UploadedFile] = []
     limit = settings.BURACO_MAX_UPLOAD_RECORDS
+    max_bytes = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     for upload in files:
+        if len(upload.content) > max_bytes:
+            raise UploadError([{"file": upload.name, "line": None, "column": None,
+                                "message": f"the file has {len(upload.content)} bytes; the limit is {max_bytes}"}])
         if upload.content[:4] == b"PK\x03\x04" or upload.name.lower().endswith(".zip"):
             out.extend(_zip_members(upload))
         else:
@@ -127,15 +131,24 @@ def upload_create(
     bulk = len(expanded) > 1 or any(f.name.lower().endswith(".zip") for f in files)
     queue = "bulk" if bulk else "interactive"
     with transaction.atomic():
-        batch = Batch.objects.create(owner=owner, label=label, total=len(parsed)) if bulk else None
+        batch = Batch.objects.create(owner=owner, label=label, total=0) if bulk else None
         matches, created = [], []
         for upload, record in parsed:
             match, is_new = _match_store(owner=owner, upload=upload, record=record, batch=batch,
                                          visibility=visibility, queue=queue)
             matches.append(match)
             created.append(is_new)
+        if batch is not None:
+            # A batch tracks the matches it stored; records already uploaded are answered as duplicates.
+            batch.total = sum(created)
+            batch.save(update_fields=["total"])
         to_queue = [m.pk for m, new in zip(matches, created) if new]
-        transaction.on_commit(lambda: enqueue(match_ids=to_queue, queue=queue))
+        retry = [m.pk for m, new in zip(matches, created) if not new and m.status == Match.Status.FAILED]
+        if retry:
+            Match.objects.filter(pk__in=retry, status=Match.Status.FAILED).update(
+                status=Match.Status.PENDING, queue=queue, enqueued_at=timezone.now(), claimed_at=None, error=None
+            )
+        transaction.on_commit(lambda: enqueue(match_ids=[*to_queue, *retry], queue=queue))
     return UploadResult(matches, created, batch)
 
 
@@ -146,18 +159,18 @@ def _match_store(
     existing = Match.objects.filter(owner=owner, sha256=digest).first()
     if existing is not None:
         return existing, False
-    metadata = dict(record.metadata)
+    metadata = _json_safe(dict(record.metadata))
     match = Match(
         owner=owner,
         batch=batch,
         visibility=visibility,
-        filename=upload.name[:255],
+        filename=_json_safe(upload.name[:255]),
         source=upload.content,
         source_format=record.source_format,
         sha256=digest,
         variant=record.variant,
-        players=list(record.players),
-        player_names="\n".join(p.lower() for p in record.players),
+        players=_json_safe(list(record.players)),
+        player_names=_json_safe("\n".join(p.lower() for p in record.players)),
         metadata={**metadata, **({"target": record.target} if record.target is not None else {})},
         hand_count=len(record.hands),
         played_on=_date_of(metadata.get("date")),
@@ -181,6 +194,18 @@ def _match_store(
         for number, hand in enumerate(record.hands, start=1)
     )
     return match, True
+
+
+def _json_safe(value: Any) -> Any:
+    """PostgreSQL text and jsonb cannot hold NUL: stored copies show U+FFFD instead
+    (the upload itself is kept byte for byte)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {_json_safe(k): _json_safe(v) for k, v in value.items()}
+    return value
 
 
 def _date_of(value: Any) -> dt.date | None:
@@ -247,7 +272,7 @@ def match_verify(*, match_id: int) -> str:
 
 @transaction.atomic
 def _store_report(match: Match, report: MatchReport) -> None:
-    data = report.as_dict()
+    data = _json_safe(report.as_dict())
     hands = {h.number: h for h in Hand.objects.select_for_update().filter(match=match)}
     for hand_report in report.hands:
         hand = hands.get(hand_report.hand)
@@ -255,10 +280,10 @@ def _store_report(match: Match, report: MatchReport) -> None:
             continue
         hand.valid = hand_report.valid
         hand.finished = hand_report.finished
-        hand.error = hand_report.error.as_dict() if hand_report.error else None
+        hand.error = _json_safe(hand_report.error.as_dict()) if hand_report.error else None
         hand.scores = hand_report.scores
         hand.parts = [p.as_dict() for p in hand_report.parts] if hand_report.parts is not None else None
-        hand.mismatches = hand_report.mismatches
+        hand.mismatches = _json_safe(hand_report.mismatches)
         hand.ended_by = hand_report.ended_by or ""
         hand.out_by = hand_report.out_by
     Hand.objects.bulk_update(
@@ -269,7 +294,7 @@ def _store_report(match: Match, report: MatchReport) -> None:
     match.scores_match = report.scores_match
     match.error = data["error"]
     match.totals = report.totals
-    match.winner = report.winner_dict()
+    match.winner = data["winner"]
     match.report = data
     match.engine_version = ENGINE_VERSION
     match.verified_at = timezone.now()

@@ -1,0 +1,118 @@
+"""Small helpers shared by the API and page tests (records, files, known-bad inputs)."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from buraco.notation import dumps, loads
+
+from .conftest import record_text
+
+
+def named(content: str | bytes, name: str) -> io.BytesIO:
+    """A file-like upload with a name, as a multipart field value."""
+    handle = io.BytesIO(content.encode() if isinstance(content, str) else content)
+    handle.name = name
+    return handle
+
+
+def with_players(text: str, *names: str) -> str:
+    """The same self-play record with other player names (seats stay p1, p2, ...)."""
+    old = loads(text).players
+    line = "players = [" + ", ".join(f'"{p}"' for p in old) + "]"
+    assert line in text, "record_text() writes the players on one line"
+    return text.replace(line, "players = [" + ", ".join(f'"{n}"' for n in names) + "]", 1)
+
+
+def with_event(text: str, event: str) -> str:
+    """The same record with another `event` tag: other bytes, so another match."""
+    assert 'event = "self-play"' in text
+    return text.replace('event = "self-play"', f'event = "{event}"', 1)
+
+
+def as_json(text: str) -> str:
+    """The JSON form of a BRN record."""
+    return dumps(loads(text), "json")
+
+
+def line_and_column(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
+    """1-based line and column of the first `needle` in `text` (plus `offset` characters)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return number, line.index(needle) + 1 + offset
+    raise AssertionError(f"{needle!r} is not in the text")
+
+
+@dataclass
+class BadRecord:
+    text: str
+    line: int
+    column: int
+    message: str  # a fragment the error message must contain
+
+
+def bad_record(kind: str) -> BadRecord:
+    """A record that is not readable BRN, with where its first problem is."""
+    good = record_text(hands=1, seed=1)
+    if kind == "unknown key":
+        text = good.replace('event = "self-play"', 'evnt = "self-play"', 1)
+        line, column = line_and_column(text, "evnt =")
+        return BadRecord(text, line, column, "unknown key 'evnt'")
+    if kind == "bad card":
+        first = good.split("dealt = [\n", 1)[1].split('"', 2)[1].split()[0]  # seat 1's first dealt card
+        text = good.replace(f'"{first} ', '"9x ', 1)
+        line, column = line_and_column(text, '"9x ', offset=1)
+        return BadRecord(text, line, column, "'9x'")
+    if kind == "bad action":
+        text = good.replace('"p1 draw",', '"p1 mled",', 1)
+        line, column = line_and_column(text, '"p1 mled"', offset=4)  # points at the verb
+        return BadRecord(text, line, column, "'mled' is not a verb")
+    if kind == "toml syntax":
+        text = good.replace("dealer = ", "dealer = = ", 1)
+        line, column = line_and_column(text, "= = ", offset=2)  # the second '='
+        return BadRecord(text, line, column, "not valid TOML")
+    raise ValueError(kind)
+
+
+BAD_KINDS = ["unknown key", "bad card", "bad action", "toml syntax"]
+
+
+@dataclass
+class IllegalRecord:
+    text: str
+    hand: int
+    ply: int
+    line: int
+    column: int
+    action: str
+
+
+def illegal_record(seed: int = 1) -> IllegalRecord:
+    """A readable two-hand record whose first hand's first action is out of turn.
+
+    Self-play deals with the last seat as dealer, so p1 plays first: "p2 draw" as the
+    first action is illegal; the second hand stays legal.
+    """
+    good = record_text(hands=2, seed=seed)
+    record = loads(good)
+    assert record.hands[0].actions[0] == "p1 draw"
+    text = good.replace('"p1 draw",', '"p2 draw",', 1)
+    line, column = line_and_column(text, '"p2 draw",', offset=1)
+    return IllegalRecord(text, hand=1, ply=1, line=line, column=column, action="p2 draw")
+
+
+def upload_one(upload: Any, client: Any, text: str | bytes, name: str = "match.brn", **fields: Any) -> int:
+    """Upload one record through the API, run its verification, return its id."""
+    response = upload(client, (name, text), **fields)
+    assert response.status_code == 202, response.content
+    return int(response.json()["id"])
+
+
+@pytest.fixture
+def fast_passwords(settings: Any) -> None:
+    """Cheap password hashing for the personas (the default hasher takes most of a test's time)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
