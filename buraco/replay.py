@@ -10,14 +10,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .actions import MELD
 from .errors import BuracoError, IllegalActionError
+from .melds import CardToken, Shape, layout_tokens, resolve_meld
 from .notation import Record, dumps, loads
 from .rules import Variant
 from .scoring import SideScore, match_winner, score_hand
-from .state import HandState
+from .state import HandState, Melded
 
 
 def deal_hand(record: Record, index: int) -> HandState:
@@ -274,12 +276,13 @@ def verify_text(text: str | bytes) -> MatchReport:
 
 
 def canonical(record: Record) -> Record:
-    """The record with every legal meld written in its canonical layout order."""
-    from dataclasses import replace
+    """The record with every legal meld written low to high, in its layout.
 
-    from .actions import MELD
-    from .state import Melded
-
+    A wild is written plainly where the order alone says where it stands, and
+    with its place named (``2c=6h``) where it would not. Hands are replayed up
+    to their first illegal action; melds after it are left as written. Dump the
+    result to text before verifying it again (its parsed actions are not redone).
+    """
     hands = []
     for index, hand in enumerate(record.hands):
         actions = list(hand.actions)
@@ -288,23 +291,20 @@ def canonical(record: Record) -> Record:
                 if state.ply and hand.parsed[state.ply - 1].verb == MELD:
                     operation = state.operations[-1]
                     assert isinstance(operation, Melded)
-                    actions[state.ply - 1] = f"p{operation.seat} meld {operation.shape.text()}" if _plain_reads_back(
-                        record, operation
-                    ) else actions[state.ply - 1]
+                    actions[state.ply - 1] = f"p{operation.seat} meld {_meld_text(operation.shape, record.rules)}"
         except BuracoError:
             pass
         hands.append(replace(hand, actions=tuple(actions)))
     return replace(record, hands=tuple(hands))
 
 
-def _plain_reads_back(record: Record, operation: Any) -> bool:
-    from .melds import CardToken, resolve_meld
-
+def _meld_text(shape: Shape, variant: Variant) -> str:
     try:
-        shape = resolve_meld([CardToken(c) for c in operation.shape.cards], record.rules)
+        if resolve_meld([CardToken(c) for c in shape.cards], variant) == shape:
+            return shape.text()
     except BuracoError:
-        return False
-    return bool(shape == operation.shape)
+        pass
+    return " ".join(str(t) for t in layout_tokens(shape))
 
 
 __all__ = [

@@ -19,7 +19,6 @@ from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
 from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of, deck_counts, sort_key
 from .errors import AmbiguousActionError, IllegalActionError
 from .melds import (
-    CLEAN,
     IS_WILD_KIND,
     AddResult,
     CardToken,
@@ -969,5 +968,5 @@ def _lay_off_candidates(card: Card, shape: Shape, hand: Sequence[int]) -> Iterab
 
 __all__ = [
     "DEAD_DIRECT_STEP", "DEAD_INDIRECT_STEP", "DRAW_STEP", "Discarded", "Drew", "HandState", "LaidOff", "Melded",
-    "OUT", "OVER", "Operation", "PLAY_STEP", "PickedDead", "STOCK", "TableMeld", "Took", "CLEAN",
+    "OUT", "OVER", "Operation", "PLAY_STEP", "PickedDead", "STOCK", "TableMeld", "Took",
 ]
