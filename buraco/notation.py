@@ -133,6 +133,8 @@ def load(file: IO[str] | IO[bytes], format: str | None = None) -> Record:
 def _parse_toml(text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
+    except RecursionError:
+        raise NotationError("not valid BRN: arrays or tables nested too deeply", line=1, column=1) from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         match = re.search(r"\(at line (\d+), column (\d+)\)", message)

@@ -178,3 +178,9 @@ def test_it_reads_coaching_notes() -> None:
     record = loads(text)
     assert record.hands[0].notes[0].tag == "mistake"
     assert loads(dumps(record)) == record
+
+
+def test_it_refuses_nesting_too_deep_for_the_reader_with_a_clear_error() -> None:
+    for text in ("a = " + "[" * 5000 + "]" * 5000, '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"):
+        error = error_of(text)
+        assert "nested too deeply" in error.message and error.line == 1
