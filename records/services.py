@@ -79,14 +79,16 @@ def _zip_members(upload: UploadedFile) -> list[UploadedFile]:
         raise UploadError([{"file": upload.name, "line": None, "column": None,
                             "message": "not a readable zip archive"}]) from None
     members = []
+    budget = settings.DATA_UPLOAD_MAX_MEMORY_SIZE * 4  # what a zip may unpack to, in all
     with archive:
         for info in archive.infolist():
             name = info.filename
             if info.is_dir() or name.startswith("__MACOSX/") or not name.lower().endswith((".brn", ".json", ".toml")):
                 continue
-            if info.file_size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            budget -= info.file_size
+            if info.file_size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE or budget < 0:
                 raise UploadError([{"file": f"{upload.name}/{name}", "line": None, "column": None,
-                                    "message": "member too large"}])
+                                    "message": "the zip unpacks to more than the upload limit allows"}])
             try:
                 members.append(UploadedFile(f"{upload.name}/{name}", archive.read(info)))
             except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
