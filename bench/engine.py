@@ -185,9 +185,9 @@ def verify_texts_cold(texts: Sequence[str]) -> int:
     # survives between calls; a long-lived process sees it warm, a fresh
     # one (or a corpus of unseen strings) cold.  Missing in some future
     # engine version is fine: then there is no cache to empty.
-    cache = getattr(notation, "_ACTION_CACHE", None)
-    if isinstance(cache, dict):
-        cache.clear()
+    caches = getattr(notation, "_ACTION_CACHES", None)
+    if isinstance(caches, dict):
+        caches.clear()
     return verify_texts(texts)
 
 

@@ -175,7 +175,9 @@ def locate(source: str | None, format: str, path: Path) -> Position | None:
 
 
 _LOCATIONS: dict[tuple[int, str], tuple[str, dict[Path, Position]]] = {}
-_ACTION_CACHE: dict[tuple[str, int], tuple[Action, str]] = {}  # parsed, canonical text
+# Parsed action and its canonical text, by player count then text: the same strings
+# ("p1 draw", "p2 discard Kd") recur in every record.
+_ACTION_CACHES: dict[int, dict[str, tuple[Action, str]]] = {}
 
 
 class _Reader:
@@ -316,13 +318,12 @@ class _Reader:
             raise self.fail("actions must be a list of strings", (*path, "actions"))
         parsed = []
         canonical = []
-        cache = _ACTION_CACHE
+        cache = _ACTION_CACHES.setdefault(players, {})
         for ply, text in enumerate(actions_data):
-            if not isinstance(text, str):
-                raise self.fail("each action is a string such as \"p1 draw\"", (*path, "actions", ply))
-            cache_key = (text, players)
-            entry = cache.get(cache_key)
+            entry = cache.get(text) if type(text) is str else None
             if entry is None:
+                if not isinstance(text, str):
+                    raise self.fail("each action is a string such as \"p1 draw\"", (*path, "actions", ply))
                 try:
                     action = parse_action(text, players)
                 except ActionSyntaxError as error:
@@ -331,7 +332,7 @@ class _Reader:
                     ) from None
                 if len(cache) > 200_000:
                     cache.clear()
-                entry = cache[cache_key] = (action, action.canonical())
+                entry = cache[text] = (action, action.canonical())
             parsed.append(entry[0])
             canonical.append(entry[1])
         result = self._result(data.get("result"), (*path, "result"), sides)

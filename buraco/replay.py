@@ -54,6 +54,23 @@ def iter_hand(record: Record, index: int) -> Iterator[HandState]:
         yield state
 
 
+def replay_hand(record: Record, index: int) -> HandState:
+    """The table at the end of hand ``index``: :func:`iter_hand` without the stops."""
+    try:
+        state = deal_hand(record, index)
+    except IllegalActionError as error:
+        raise _position(error, record, index, None) from None
+    apply = state.apply
+    ply = 0
+    try:
+        for ply, action in enumerate(record.hands[index].parsed, start=1):  # noqa: B007 - ply is read on error
+            apply(action)
+    except IllegalActionError as error:
+        raise _position(error, record, index, ply) from None
+    state.finish_by_stock()
+    return state
+
+
 def timeline(record: Record, index: int) -> list[dict[str, Any]]:
     """Every state of a hand as plain data, the deal first (ply 0)."""
     return [state.to_json() for state in iter_hand(record, index)]
@@ -199,16 +216,13 @@ def verify_hand(record: Record, index: int, previous_unfinished: int | None = No
             column=position.column if position else None,
         )
         return report
-    state: HandState | None = None
     try:
-        for state in iter_hand(record, index):  # noqa: B007 - the last state is the one wanted
-            pass
+        state = replay_hand(record, index)
     except BuracoError as error:
         report.valid = False
         report.error = error
         report.plies = (error.ply or 1) - 1
         return report
-    assert state is not None
     report.plies = state.ply
     if state.is_over:
         report.finished = True
@@ -308,6 +322,7 @@ def _meld_text(shape: Shape, variant: Variant) -> str:
 
 
 __all__ = [
-    "HandReport", "MatchReport", "canonical", "deal_hand", "dumps", "iter_hand", "state_at", "timeline", "verify",
+    "HandReport", "MatchReport", "canonical", "deal_hand", "dumps", "iter_hand", "replay_hand", "state_at", "timeline",
+    "verify",
     "verify_hand", "verify_text",
 ]

@@ -305,7 +305,7 @@ class HandState:
     def verify_draw(self, seat: int, card: Card | None = None) -> None:
         self._expect(seat, (DRAW_STEP,), "draw")
         if self.stock_count == 0:
-            raise IllegalActionError(f"p{seat} cannot draw: the stock is empty")
+            raise IllegalActionError(f"p{seat} cannot draw: the stock is empty (take the pile, or the hand ends)")
         if self.hidden:
             if card is None:
                 raise IllegalActionError(f"p{seat} must name the card drawn: the record gives no stock")
@@ -658,14 +658,15 @@ class HandState:
         """Play one parsed action (see :mod:`buraco.actions`)."""
         verb = action.verb
         seat = action.seat
-        if verb == DRAW:
-            return self.draw(seat, action.cards[0] if action.cards else None)
+        # In the order of how often they come: discards, draws, lay-offs, melds.
         if verb == DISCARD:
             return self.discard(seat, action.cards[0])
-        if verb == MELD:
-            return self.meld(seat, action.tokens)
+        if verb == DRAW:
+            return self.draw(seat, action.cards[0] if action.cards else None)
         if verb == ADD:
             return self.add(seat, action.meld, action.tokens)
+        if verb == MELD:
+            return self.meld(seat, action.tokens)
         if verb == TAKE:
             return self.take(seat, action.depth)
         if verb == DEAD:
