@@ -275,7 +275,7 @@ PROFILE_PARTS: tuple[tuple[str, str, str], ...] = (
     ("tomllib parsing", "tomllib/_parser.py", "loads"),
     ("BRN reader (incl. action parsing)", "buraco/notation.py", "loads"),
     ("action parsing (parse_action)", "buraco/actions.py", "parse_action"),
-    ("engine replay (iter_hand: deal + apply)", "buraco/replay.py", "iter_hand"),
+    ("engine replay (replay_hand: deal + apply)", "buraco/replay.py", "replay_hand"),
     ("scoring (score_hand)", "buraco/scoring.py", "score_hand"),
 )
 

@@ -254,10 +254,8 @@ def match_claim(*, match_id: int) -> bool:
     now = timezone.now()
     claimable = Q(status=Match.Status.PENDING) | Q(status=Match.Status.VERIFYING, claimed_at__lt=now - CLAIM_LEASE)
     claimed = Match.objects.filter(claimable, pk=match_id).update(
-        status=Match.Status.VERIFYING, claimed_at=now
+        status=Match.Status.VERIFYING, claimed_at=now, attempts=F("attempts") + 1
     )
-    if claimed:
-        Match.objects.filter(pk=match_id).update(attempts=F("attempts") + 1)
     return claimed == 1
 
 
@@ -275,22 +273,23 @@ def match_verify(*, match_id: int) -> str:
 @transaction.atomic
 def _store_report(match: Match, report: MatchReport) -> None:
     data = _json_safe(report.as_dict())
-    hands = {h.number: h for h in Hand.objects.select_for_update().filter(match=match)}
+    # One plain UPDATE per hand: bulk_update builds CASE expressions in Python, which
+    # cost more than the engine's own replay (bench/ingest.py profile).
+    hand_ids = dict(Hand.objects.filter(match=match).values_list("number", "pk"))
     for hand_report in report.hands:
-        hand = hands.get(hand_report.hand)
-        if hand is None:
+        hand_id = hand_ids.get(hand_report.hand)
+        if hand_id is None:
             continue
-        hand.valid = hand_report.valid
-        hand.finished = hand_report.finished
-        hand.error = _json_safe(hand_report.error.as_dict()) if hand_report.error else None
-        hand.scores = hand_report.scores
-        hand.parts = [p.as_dict() for p in hand_report.parts] if hand_report.parts is not None else None
-        hand.mismatches = _json_safe(hand_report.mismatches)
-        hand.ended_by = hand_report.ended_by or ""
-        hand.out_by = hand_report.out_by
-    Hand.objects.bulk_update(
-        hands.values(), ["valid", "finished", "error", "scores", "parts", "mismatches", "ended_by", "out_by"]
-    )
+        Hand.objects.filter(pk=hand_id).update(
+            valid=hand_report.valid,
+            finished=hand_report.finished,
+            error=_json_safe(hand_report.error.as_dict()) if hand_report.error else None,
+            scores=hand_report.scores,
+            parts=[p.as_dict() for p in hand_report.parts] if hand_report.parts is not None else None,
+            mismatches=_json_safe(hand_report.mismatches),
+            ended_by=hand_report.ended_by or "",
+            out_by=hand_report.out_by,
+        )
     match.status = Match.Status.VERIFIED if report.valid else Match.Status.INVALID
     match.valid = report.valid
     match.scores_match = report.scores_match
