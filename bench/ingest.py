@@ -892,19 +892,18 @@ def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
     verify_total = cumulative(verify_stats, services.match_verify)
     verify_parts = [
         Phase("match_verify, all", verify_total),
-        Phase("claim (match_claim: 2 UPDATEs, autocommit)", cumulative(verify_stats, services.match_claim)),
+        Phase("claim (match_claim: one UPDATE, autocommit)", cumulative(verify_stats, services.match_claim)),
         Phase("engine: notation.loads", cumulative(verify_stats, loads)),
         Phase("engine: replay.verify", cumulative(verify_stats, verify)),
         Phase("_store_report, body", cumulative(verify_stats, services._store_report)),
-        Phase("  SELECT hands FOR UPDATE + build rows", 0.0),  # filled in below
-        Phase("  QuerySet.bulk_update (5 hands, one UPDATE)", cumulative(verify_stats, QuerySet.bulk_update)),
+        Phase("  the hands: their ids, then one UPDATE each", 0.0),  # filled in below
         Phase("  MatchReport.as_dict", cumulative(verify_stats, MatchReport.as_dict)),
         Phase("  Match.save (update_fields)", cumulative(verify_stats, Model.save)),
         Phase("transaction commit", cumulative(verify_stats, BaseDatabaseWrapper.commit)),
         Phase("waiting on PostgreSQL (psycopg execute + commit)", sum(cumulative(verify_stats, f) for f in db_wait)),
     ]
     body = verify_parts[4].seconds
-    known = sum(p.seconds for p in verify_parts[6:9])
+    known = sum(p.seconds for p in verify_parts[6:8])
     verify_parts[5] = Phase(verify_parts[5].name, max(0.0, body - known))
 
     upload_parts = [
