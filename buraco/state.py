@@ -12,7 +12,7 @@ hold identical cards, and counting is all the rules ever need.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import combinations_with_replacement
+from itertools import chain, combinations_with_replacement
 from typing import Any, Final, NamedTuple, TypeVar
 
 from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
@@ -711,29 +711,23 @@ class HandState:
                         continue
                     if size_after > len(tokens) or self._may_empty_with(seat, result.shape, meld):
                         return True
-        for partner_a, partner_b in _meld_partners(card, pool):
-            tokens = [CardToken(card), CardToken(partner_a), CardToken(partner_b)]
+        new_melds: Iterable[list[CardToken]] = (
+            [CardToken(card), CardToken(a), CardToken(b)] for a, b in _meld_partners(card, pool)
+        )
+        if before is not None:
+            # use-top: the new meld may also hold other cards of the pile, beside two held ones.
+            spare = list(hand_after)
+            spare[card] -= 1
+            new_melds = chain(new_melds, _melds_through(card, spare, before, self.variant.sets))
+        for tokens in new_melds:
             try:
                 shape = resolve_meld(tokens, self.variant)
             except AmbiguousActionError:
                 shape = meld_layouts(tokens, self.variant)[0]
             except IllegalActionError:
                 continue
-            if size_after > 3 or self._may_empty_with(seat, shape, None):
+            if size_after > len(tokens) or self._may_empty_with(seat, shape, None):
                 return True
-        if before is not None:
-            # use-top: the new meld may also hold other cards of the pile, beside two held ones.
-            spare = list(hand_after)
-            spare[card] -= 1
-            for tokens in _melds_through(card, spare, before, self.variant.sets):
-                try:
-                    shape = resolve_meld(tokens, self.variant)
-                except AmbiguousActionError:
-                    shape = meld_layouts(tokens, self.variant)[0]
-                except IllegalActionError:
-                    continue
-                if size_after > len(tokens) or self._may_empty_with(seat, shape, None):
-                    return True
         return False
 
     def _plainly_usable(self, card: Card, pool: Sequence[int], side: int, own_only: bool) -> bool:
