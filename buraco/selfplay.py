@@ -14,11 +14,19 @@ from collections.abc import Iterator, Sequence
 
 from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
 from .cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card, card_of, deck_counts
-from .melds import IS_WILD_KIND, CardToken, Shape
+from .melds import IS_WILD_KIND, CardToken, Shape, layout_tokens, meld_layouts, resolve_add
 from .notation import HandRecord, Record, Result
 from .rules import Variant, find_variant
 from .scoring import score_hand
-from .state import DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP, DRAW_STEP, HandState, TableMeld
+from .state import (
+    DEAD_DIRECT_STEP,
+    DEAD_INDIRECT_STEP,
+    DRAW_STEP,
+    HandState,
+    TableMeld,
+    _lay_off_candidates,
+    _meld_partners,
+)
 
 MAX_ACTIONS = 3000  # a safety net: real hands end far sooner
 
@@ -165,8 +173,6 @@ class Bot:
         pool = list(before) if before else list(hand)
         if not before:
             pool[card] -= 1
-        from .state import _lay_off_candidates, _meld_partners
-
         for a, b in _meld_partners(card, pool):
             tokens: tuple[CardToken, ...] = (CardToken(card), CardToken(a), CardToken(b))
             if hand[a] - (a == card) >= 1 + (a == b) and state.can_meld(seat, tokens):
@@ -264,11 +270,10 @@ class Bot:
         return score - self.state.variant.card_values[card] // 10
 
 
-def _would_fit(state: HandState, meld: object, card: Card) -> bool:
-    from .melds import resolve_add
-
+def _would_fit(state: HandState, meld: TableMeld, card: Card) -> bool:
+    """Could ``card`` be laid off on ``meld`` (whoever holds it)?"""
     try:
-        resolve_add(meld.shape, (CardToken(card),), state.variant)  # type: ignore[attr-defined]
+        resolve_add(meld.shape, (CardToken(card),), state.variant)
     except ValueError:
         return False
     return True
@@ -276,8 +281,6 @@ def _would_fit(state: HandState, meld: object, card: Card) -> bool:
 
 def _with_places(tokens: Sequence[CardToken], variant: Variant) -> Iterator[tuple[CardToken, ...]]:
     """The meld in each of its legal layouts, wild places named, for melds that read two ways."""
-    from .melds import layout_tokens, meld_layouts
-
     for shape in meld_layouts(tokens, variant):
         yield layout_tokens(shape)
 
