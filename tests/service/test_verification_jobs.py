@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from django.contrib.auth.models import User
@@ -15,6 +16,8 @@ from records.models import Match
 from records.tasks import verify_match
 
 from .conftest import record_text, requires_postgres
+
+T = TypeVar("T")
 
 
 def stored_match(owner: User, text: str | None = None, source: bytes | None = None) -> Match:
@@ -83,26 +86,32 @@ def test_a_job_that_cannot_read_its_record_is_marked_failed_not_lost(owner: User
     assert services.matches_requeue_outdated(include_failed=True) == 1
 
 
+def at_once(count: int, work: Callable[[], T]) -> list[T]:
+    """Run ``work`` in ``count`` threads released together; each closes its own connection."""
+    barrier = threading.Barrier(count)
+    results: list[T] = []
+
+    def run() -> None:
+        barrier.wait()
+        try:
+            results.append(work())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
 @requires_postgres
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_workers_claim_a_job_exactly_once(owner: User) -> None:
     match = stored_match(owner)
-    results: list[bool] = []
-    barrier = threading.Barrier(8)
-
-    def claim() -> None:
-        barrier.wait()
-        try:
-            results.append(services.match_claim(match_id=match.pk))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=claim) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = at_once(8, lambda: services.match_claim(match_id=match.pk))
     assert sorted(results) == [False] * 7 + [True]
 
 
@@ -111,21 +120,11 @@ def test_concurrent_workers_claim_a_job_exactly_once(owner: User) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_one_owner_uploading_the_same_record_twice_at_once_gets_one_match(owner: User) -> None:
     text = record_text("brasil", players=4, hands=1, seed=2).encode()
-    barrier = threading.Barrier(4)
-    ids: list[int] = []
 
-    def upload() -> None:
-        barrier.wait()
-        try:
-            result: Any = services.upload_create(owner=owner, files=[services.UploadedFile("a.brn", text)])
-            ids.append(result.matches[0].pk)
-        finally:
-            connection.close()
+    def upload() -> int:
+        result = services.upload_create(owner=owner, files=[services.UploadedFile("a.brn", text)])
+        return result.matches[0].pk
 
-    threads = [threading.Thread(target=upload) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    ids = at_once(4, upload)
     assert len(set(ids)) == 1 and len(ids) == 4
     assert Match.objects.filter(owner=owner).count() == 1
