@@ -1,10 +1,13 @@
-"""The command line: ``python -m buraco verify | meld | show | selfplay``.
+"""The command line: ``python -m buraco verify | analyze | meld | show | selfplay``.
 
 Its options, exit codes and JSON keys are a contract for scripts: add keys,
 never rename them.
 
 verify exits 0 when every hand is legal and every claimed score matches, 1 when
 a hand is illegal or a claimed score differs, 2 when a file is not readable BRN.
+analyze exits 0 when every file was analysed, whatever was found, 1 when a hand
+is illegal (the findings before it are still printed), 2 when a file is not
+readable BRN.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any, TextIO
 
 from . import __version__
 from .actions import ActionSyntaxError, parse_token
+from .analysis import analyze
 from .cards import CARD_TEXT
 from .errors import BuracoError, NotationError
 from .melds import canasta_kind, resolve_meld
@@ -61,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     show_parser.add_argument("--ply", type=int, default=None, help="actions played (default: all)")
     show_parser.add_argument("--json", action="store_true", help="the state as JSON instead of text")
     show_parser.set_defaults(run=_show)
+
+    analyze_parser = commands.add_parser("analyze", help="where the points went: scoring mistakes, missed canastas, ...")
+    analyze_parser.add_argument("files", nargs="+", metavar="FILE", help="BRN files (TOML or JSON); - reads stdin")
+    analyze_parser.add_argument("--json", action="store_true", help="one JSON object per finding per line")
+    analyze_parser.add_argument("--min-points", type=int, default=0, metavar="N", help="only findings worth N points or more")
+    analyze_parser.set_defaults(run=_analyze)
 
     play_parser = commands.add_parser("selfplay", help="bots play a match and write it as BRN")
     play_parser.add_argument("--variant", required=True)
@@ -140,6 +150,55 @@ def _print_report(path: str, code: int, data: dict[str, Any], out: TextIO) -> No
         for mismatch in hand["mismatches"]:
             out.write(f"    mismatch: {mismatch['message']}\n")
     out.write(f"  totals {data['totals']}; winner: {data['winner']['players'] if data['winner'] else 'none yet'}\n")
+
+
+def analyze_file(path: str, min_points: int = 0) -> tuple[int, list[dict[str, Any]], BuracoError | None]:
+    """Exit code, the findings as JSON objects, and the error that stopped a hand or the reading."""
+    try:
+        record = loads(_read(path))
+    except OSError as error:
+        return EXIT_UNREADABLE, [], NotationError(f"cannot read the file: {error.strerror}")
+    except NotationError as error:
+        return EXIT_UNREADABLE, [], error
+    findings = [{"file": path, **finding.as_dict()} for finding in analyze(record, min_points=min_points)]
+    report = verify(record)
+    return (EXIT_OK if report.valid else EXIT_INVALID), findings, report.error
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    worst = EXIT_OK
+    for path in args.files:
+        code, findings, error = analyze_file(path, args.min_points)
+        worst = max(worst, code)
+        if code == EXIT_UNREADABLE:
+            assert error is not None
+            print(f"{path}: not readable BRN: {error}", file=sys.stderr)
+            continue
+        if args.json:
+            for finding in findings:
+                print(json.dumps(finding, ensure_ascii=False))
+        else:
+            _print_findings(path, findings, error, sys.stdout)
+    return worst
+
+
+def _print_findings(path: str, findings: list[dict[str, Any]], error: BuracoError | None, out: TextIO) -> None:
+    count = len(findings)
+    out.write(f"{path}: {count} finding{'' if count == 1 else 's'}\n")
+    hand = None
+    for finding in findings:
+        if finding["hand"] != hand:
+            hand = finding["hand"]
+            out.write(f"  hand {hand}\n")
+        where = f"ply {finding['ply']}" if finding["ply"] is not None else "result"
+        points = f"{finding['points']} points" if finding["points"] is not None else "points unknown"
+        out.write(f"    {where}: {finding['kind']} ({points}): {finding['message']}\n")
+        if finding["cause"]:
+            out.write(f"      cause: {finding['cause']}\n")
+        if finding["witness"]:
+            out.write(f"      better: {'; '.join(finding['witness'])}\n")
+    if error is not None:
+        out.write(f"  analysed up to the illegal action: {error}\n")
 
 
 def _meld(args: argparse.Namespace) -> int:
