@@ -14,8 +14,10 @@ through the engine's own state machine (:mod:`buraco.moves` proposes, the
 from __future__ import annotations
 
 from ..notation import Record
+from ..replay import verify
 from .findings import ANALYSIS_VERSION, DANGEROUS_DISCARD, KINDS, MISSED_CANASTA, MISSED_GOING_OUT, SCORING_MISTAKE
 from .findings import Finding, sort_key
+from .slips import scoring_findings
 
 
 def analyze(record: Record, *, min_points: int = 0) -> list[Finding]:
@@ -25,6 +27,7 @@ def analyze(record: Record, *, min_points: int = 0) -> list[Finding]:
     missed going out in an unfinished hand) are kept only when it is 0.
     """
     findings: list[Finding] = []
+    findings.extend(scoring_findings(record, verify(record)))
     return sorted((f for f in findings if _worth(f, min_points)), key=sort_key)
 
 
