@@ -367,7 +367,18 @@ def play_match(
     """A complete match record: ``hands`` hands, or until a side wins if None.
 
     With ``mistakes`` > 0, that share of hands claims a wrong score for one
-    side; such hands carry ``x-planted`` saying what was changed.
+    side: a real slip of that hand (buraco.analysis.slips), such as a dirty
+    canasta counted as clean, chosen among the slips the hand allows (none
+    where it allows none). Such hands carry ``x-planted = "side <n> <slip-id>"``,
+    and the claimed totals are the sums of the claimed scores, as players who
+    add up their own wrong scores write them.
+
+    >>> from buraco.replay import verify
+    >>> record = play_match("cerrado", hands=2, seed=4, mistakes=1.0)
+    >>> all(dict(hand.extra)["x-planted"].startswith("side ") for hand in record.hands)
+    True
+    >>> verify(record).scores_match
+    False
     """
     rules = find_variant(variant) if isinstance(variant, str) else variant
     if players not in rules.player_counts:
@@ -376,6 +387,7 @@ def play_match(
     names = list(names) if names else [f"Bot {i}" for i in range(1, players + 1)]
     sides = len(rules.sides_for(players))
     totals = [0] * sides
+    claimed_totals = [0] * sides  # the players' running totals: sums of the scores they claimed
     records = []
     dealer = players
     limit = hands if hands is not None else 50
@@ -385,14 +397,15 @@ def play_match(
             raise RuntimeError(f"self-play hand did not finish in {rules.id}")
         scores = [p.total for p in score_hand(state)]
         totals = [t + s for t, s in zip(totals, scores)]
-        claimed_scores, claimed_totals = list(scores), list(totals)
+        claimed_scores = list(scores)
         extra: tuple[tuple[str, object], ...] = ()
         if mistakes and rng.random() < mistakes:
-            side = rng.randrange(sides)
-            delta = rng.choice((-100, -20, -10, -5, 5, 10, 20, 100))
-            claimed_scores[side] += delta
-            claimed_totals[side] += delta
-            extra = (("x-planted", f"side {side + 1} score {delta:+d}"),)
+            planted = _plant_slip(state, rng)
+            if planted is not None:
+                side, slip, effect = planted
+                claimed_scores[side] += effect
+                extra = (("x-planted", f"side {side + 1} {slip}"),)
+        claimed_totals = [t + s for t, s in zip(claimed_totals, claimed_scores)]
         hand = HandRecord(
             dealer=hand.dealer, dealt=hand.dealt, dead=hand.dead, discard=hand.discard, stock=hand.stock,
             actions=hand.actions, result=Result(tuple(claimed_scores), tuple(claimed_totals)), extra=extra,
@@ -408,3 +421,13 @@ def play_match(
         hands=tuple(records),
         metadata=(("event", "self-play"), ("source", f"buraco selfplay seed {seed}")),
     )
+
+
+def _plant_slip(state: HandState, rng: random.Random) -> tuple[int, str, int] | None:
+    """One slip a side could really have made in this finished hand, chosen by ``rng``:
+    ``(side, slip id, effect on its claimed score)``, or None where the hand allows none."""
+    # Imported here: the analysis sits above self-play (its turn findings may use the bots).
+    from .analysis.slips import plantable_slips
+
+    slips = plantable_slips(state)
+    return rng.choice(slips) if slips else None
