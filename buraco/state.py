@@ -12,22 +12,20 @@ hold identical cards, and counting is all the rules ever need.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import chain, combinations_with_replacement
 from typing import Any, Final, NamedTuple, TypeVar
 
 from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
 from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of, deck_counts, sort_key
-from .errors import AmbiguousActionError, IllegalActionError
+from .errors import IllegalActionError
 from .melds import (
-    IS_WILD_KIND,
     AddResult,
     CardToken,
     Shape,
     canasta_kind,
-    meld_layouts,
     resolve_add,
     resolve_meld,
 )
+from .moves import plays_using
 from .rules import Variant
 
 DRAW_STEP: Final = "draw"
@@ -73,7 +71,22 @@ class Discarded(NamedTuple):
     card: Card
 
 
-Operation = Drew | Took | Melded | LaidOff | PickedDead | Discarded
+class DeadToStock(NamedTuple):
+    """Automatic: the stock ran out and the untaken dead piles became the stock."""
+
+    piles: int
+    cards: tuple[Card, ...]  # top card first
+
+
+class HandEnded(NamedTuple):
+    """Automatic: the hand is over, by a player going out (``seat``) or by the stock (seat 0)."""
+
+    how: str
+    seat: int
+
+
+Operation = Drew | Took | Melded | LaidOff | PickedDead | Discarded | DeadToStock | HandEnded
+AUTOMATIC: Final = (DeadToStock, HandEnded)
 _Op = TypeVar("_Op", Drew, Took, Melded, LaidOff, PickedDead, Discarded)
 
 
@@ -102,7 +115,7 @@ class TableMeld:
             layout.append(entry)
         return {
             "id": f"m{self.number}",
-            "side": self.side,
+            "side": self.side + 1,
             "owner": self.owner,
             "type": "run" if shape.is_run else "set",
             "cards": [CARD_TEXT[c] for c in shape.cards],
@@ -154,6 +167,7 @@ class HandState:
         self.dead_total = len(self.dead)
         self.discard_pile: list[Card] = [discard] if discard is not None else []
         self.stock: list[Card] = list(reversed(stock)) if stock is not None else []  # top card last
+        self.stock_recorded = stock is not None  # without it every draw names its card
         self.hidden = 0  # cards of an unrecorded stock: draws must name them
         self.seen = [0] * CARD_KINDS  # every card accounted for, for unrecorded stocks
         self.deck = deck_counts(variant.jokers)
@@ -167,6 +181,7 @@ class HandState:
         self.ended_by: str | None = None
         self.out_by = 0
         self.ply = 0
+        # One log of what happened: an operation per action, then the automatic steps it caused.
         self.operations: list[Operation] = []
         self._check_deal(dealt, dead, discard, stock)
 
@@ -311,6 +326,11 @@ class HandState:
                 raise IllegalActionError(f"p{seat} must name the card drawn: the record gives no stock")
             if self.seen[card] >= self.deck[card]:
                 raise IllegalActionError(f"p{seat} cannot draw {CARD_TEXT[card]}: every {CARD_TEXT[card]} is already in play")
+        elif card is None and not self.stock_recorded:
+            raise IllegalActionError(
+                f"p{seat} must name the card drawn: the record gives no stock (the dead piles now in it "
+                f"have {CARD_TEXT[self.stock[-1]]} on top)"
+            )
         elif card is not None and card != self.stock[-1]:
             raise IllegalActionError(f"the top card of the stock is {CARD_TEXT[self.stock[-1]]}, not {CARD_TEXT[card]}")
 
@@ -349,7 +369,7 @@ class HandState:
             raise IllegalActionError(f"p{seat} cannot take {count} cards: the pile holds {len(pile)}")
         if pickup == "use-top":
             top = pile[-1]
-            if not self._top_usable(seat, top, tuple(self.hands[seat]), len(pile), own_only=True, wild_new_only=True):
+            if not self._pile_card_usable(seat, len(pile)):
                 raise IllegalActionError(
                     f"p{seat} cannot take the pile: the top card {CARD_TEXT[top]} fits no meld of p{seat}'s side "
                     f"and p{seat} holds no two cards to make one"
@@ -358,7 +378,7 @@ class HandState:
             taken = count or len(pile)
             if taken > 1:
                 reached = pile[-taken]
-                if not self._top_usable(seat, reached, None, taken, own_only=False, wild_new_only=False):
+                if not self._pile_card_usable(seat, taken):
                     raise IllegalActionError(
                         f"p{seat} cannot reach down to {CARD_TEXT[reached]}: no legal play could meld it this turn"
                     )
@@ -368,6 +388,9 @@ class HandState:
 
     def take(self, seat: int, count: int = 0) -> Took:
         self.verify_take(seat, count)
+        return self._take(seat, count)
+
+    def _take(self, seat: int, count: int) -> Took:
         pile = self.discard_pile
         taken_count = count or len(pile)
         taken = tuple(pile[-taken_count:])
@@ -412,11 +435,12 @@ class HandState:
         founding = sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
         number = len(self.melds) + 1
         self.melds.append(TableMeld(number, shape, side, seat, founding))
-        if self.obligation is not None and self._meld_uses(self.obligation, shape.cards, True):
+        if self.obligation is not None and self.meld_meets_obligation(self.obligation, shape.cards):
             self.obligation = None
+        operation = self._log(Melded(seat, number, shape))
         if self.hand_sizes[seat] == 0:
             self._after_emptying_meld(seat)
-        return self._log(Melded(seat, number, shape))
+        return operation
 
     def verify_add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> AddResult:
         self._expect(seat, (PLAY_STEP,), "lay off")
@@ -451,17 +475,19 @@ class HandState:
         if target.shape.is_run and target.founding:
             target.founding = _move_founding(target.founding, result)
         obligation = self.obligation
-        if obligation is not None and self._add_uses(obligation, target, result.shape, laid):
+        if obligation is not None and self.add_meets_obligation(obligation, target, result.shape, laid):
             self.obligation = None
         target.shape = result.shape
+        operation = self._log(LaidOff(seat, number, result.shape))
         if self.hand_sizes[seat] == 0:
             self._after_emptying_meld(seat)
-        return self._log(LaidOff(seat, number, result.shape))
+        return operation
 
-    def _meld_uses(self, obligation: Obligation, cards: Sequence[Card], new_meld: bool) -> bool:
+    def meld_meets_obligation(self, obligation: Obligation, cards: Sequence[Card]) -> bool:
+        """Does a new meld of ``cards`` use the taken card as the pick-up rule asks?"""
         if obligation.card not in cards:
             return False
-        if not obligation.before or not new_meld:
+        if not obligation.before:
             return True
         rest = list(cards)
         rest.remove(obligation.card)
@@ -471,7 +497,9 @@ class HandState:
             held[card] = held.get(card, 0) + 1
         return sum(min(n, before[c]) for c, n in held.items()) >= 2
 
-    def _add_uses(self, obligation: Obligation, target: TableMeld, shape: Shape, laid: Sequence[Card]) -> bool:
+    def add_meets_obligation(self, obligation: Obligation, target: TableMeld, shape: Shape, laid: Sequence[Card]) -> bool:
+        """Does laying ``laid`` off on ``target`` (giving ``shape``) use the taken card as the
+        pick-up rule asks? ``target`` still has its shape from before the lay-off."""
         card = obligation.card
         if card not in laid:
             return False
@@ -479,8 +507,9 @@ class HandState:
             return True
         if target.number > obligation.melds_before or card == JOKER_CODE:
             return False
-        if RANK_OF[card] == 2:  # a 2 counts only where it lies as a natural
-            return shape.is_run and SUIT_OF[card] == shape.suit and shape.low <= 2 <= shape.high and shape.wild_index != 2 - shape.low
+        if RANK_OF[card] == 2:
+            # A 2 counts only where that very card ends as the natural 2, which the run did not hold before.
+            return _holds_natural_two(shape, SUIT_OF[card]) and not _holds_natural_two(target.shape, SUIT_OF[card])
         return True
 
     def _check_emptying_meld(self, seat: int, shape: Shape, target: TableMeld | None) -> None:
@@ -500,9 +529,9 @@ class HandState:
         obligation = self.obligation
         if obligation is None:
             return
-        if target is None and self._meld_uses(obligation, shape.cards, True):
+        if target is None and self.meld_meets_obligation(obligation, shape.cards):
             return
-        if target is not None and self._add_uses(obligation, target, shape, list(shape.cards)):
+        if target is not None and self.add_meets_obligation(obligation, target, shape, list(shape.cards)):
             return
         raise IllegalActionError(
             f"p{seat} took the pile and must meld its card {CARD_TEXT[obligation.card]} before the turn ends"
@@ -628,6 +657,7 @@ class HandState:
     def _dead_piles_to_stock(self) -> None:
         # In deal order, first card on top: the stock's top is its last element.
         cards = [card for pile in self.dead for card in pile]
+        self.operations.append(DeadToStock(len(self.dead), tuple(cards)))
         self.stock = list(reversed(cards))
         self.dead = []
 
@@ -646,6 +676,7 @@ class HandState:
         self.ended_by = how
         self.out_by = seat
         self.obligation = None
+        self.operations.append(HandEnded(how, seat))
 
     def _log(self, operation: _Op) -> _Op:
         self.ply += 1
@@ -675,60 +706,24 @@ class HandState:
 
     # --- can the top card be used? ---------------------------------------------------
 
-    def _top_usable(
-        self,
-        seat: int,
-        card: Card,
-        before: tuple[int, ...] | None,
-        taken: int,
-        own_only: bool,
-        wild_new_only: bool,
-    ) -> bool:
-        """Could some legal play this turn meld ``card`` (rules.md 4: use-top, dig)?"""
-        hand_after = list(self.hands[seat])
-        for c in self.discard_pile[-taken:]:
-            hand_after[c] += 1
-        size_after = self.hand_sizes[seat] + taken
-        pool = list(before) if before is not None else list(hand_after)
-        if before is None:
+    def _pile_card_usable(self, seat: int, count: int) -> bool:
+        """Could some legal play this turn meld the card a take of ``count`` cards must use
+        (the top card in ``use-top``, the deepest one taken in ``dig``; rules.md 4)?"""
+        pile = self.discard_pile
+        use_top = self.variant.pickup == "use-top"
+        card = pile[-1] if use_top else pile[-count]
+        if use_top:
+            pool = list(self.hands[seat])  # the new meld needs two cards held before the pick-up
+        else:
+            pool = list(self.hands[seat])
+            for taken in pile[-count:]:
+                pool[taken] += 1
             pool[card] -= 1
-        side = self.side_of[seat]
-        if size_after > 3 and self._plainly_usable(card, pool, side, own_only):
+        if self.hand_sizes[seat] + count > 3 and self._plainly_usable(card, pool, self.side_of[seat], use_top):
             return True
-        # Lay-offs first: they are cheaper to try and the commoner use of a top card.
-        if not (wild_new_only and card == JOKER_CODE):
-            for meld in self.melds:
-                if own_only and meld.side != side:
-                    continue
-                for tokens in _lay_off_candidates(card, meld.shape, hand_after):
-                    try:
-                        result = resolve_add(meld.shape, tokens, self.variant)
-                    except IllegalActionError:
-                        continue
-                    if wild_new_only and RANK_OF[card] == 2 and not self._add_uses(
-                        Obligation(card, (1,), len(self.melds)), meld, result.shape, [card]
-                    ):
-                        continue
-                    if size_after > len(tokens) or self._may_empty_with(seat, result.shape, meld):
-                        return True
-        new_melds: Iterable[list[CardToken]] = (
-            [CardToken(card), CardToken(a), CardToken(b)] for a, b in _meld_partners(card, pool)
-        )
-        if before is not None:
-            # use-top: the new meld may also hold other cards of the pile, beside two held ones.
-            spare = list(hand_after)
-            spare[card] -= 1
-            new_melds = chain(new_melds, _melds_through(card, spare, before, self.variant.sets))
-        for tokens in new_melds:
-            try:
-                shape = resolve_meld(tokens, self.variant)
-            except AmbiguousActionError:
-                shape = meld_layouts(tokens, self.variant)[0]
-            except IllegalActionError:
-                continue
-            if size_after > len(tokens) or self._may_empty_with(seat, shape, None):
-                return True
-        return False
+        trial = self.copy()
+        trial._take(seat, 0 if use_top else count)
+        return any(True for _ in plays_using(trial, card))
 
     def _plainly_usable(self, card: Card, pool: Sequence[int], side: int, own_only: bool) -> bool:
         """The plain cases, decided without building melds: three naturals of 3..K
@@ -760,11 +755,6 @@ class HandState:
             elif shape.rank == rank and not variant.set_suits_distinct and variant.set_max is None:
                 return True
         return False
-
-    def _may_empty_with(self, seat: int, shape: Shape, target: TableMeld | None) -> bool:
-        if self._may_go_out(seat, shape, target) and self.variant.out_by_meld:
-            return True
-        return self._may_pick_dead(self.side_of[seat], direct=True)
 
     # --- serialisation ---------------------------------------------------------------
 
@@ -820,148 +810,16 @@ def _move_founding(founding: int, result: AddResult) -> int:
     return founding
 
 
-def _meld_partners(card: Card, pool: Sequence[int]) -> Iterable[tuple[Card, Card]]:
-    """Pairs of cards from ``pool`` that might make a 3-card meld with ``card``.
-
-    A legal meld holding ``card`` always contains a legal 3-card one holding it
-    (three consecutive places of a run, or three cards of a set), so 3-card
-    melds are enough to decide whether a card can be melded.
-    """
-    wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and pool[c]]
-    candidates: set[int] = set(wilds)
-    if IS_WILD_KIND[card]:
-        # The card as a wild (or a 2 as its own natural): naturals that pair up.
-        candidates.update(c for c in range(CARD_KINDS) if pool[c])
-    else:
-        rank, suit = RANK_OF[card], SUIT_OF[card]
-        for other in range(JOKER_CODE):
-            if not pool[other]:
-                continue
-            if RANK_OF[other] == rank:
-                candidates.add(other)
-            elif SUIT_OF[other] == suit and _run_distance(RANK_OF[other], rank) <= 2:
-                candidates.add(other)
-    ordered = sorted(candidates)
-    for a, b in combinations_with_replacement(ordered, 2):
-        if a == b and pool[a] < 2:
-            continue
-        yield CARDS[a], CARDS[b]
-
-
-def _melds_through(card: Card, spare: Sequence[int], held: Sequence[int], sets: bool) -> Iterable[list[CardToken]]:
-    """New melds holding ``card`` and at least two ``held`` cards, the rest from ``spare``.
-
-    The general search behind use-top's "a new meld holding at least two cards
-    held before the pick-up", when other cards of the pile complete the meld.
-    """
-    wild_top = IS_WILD_KIND[card]
-    wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and spare[c]]
-    if sets:
-        ranks = [RANK_OF[card]] if not wild_top else [r for r in range(1, 14) if r != 2]
-        for rank in ranks:
-            naturals = [CARDS[(rank - 1) * 4 + s] for s in range(4) for _ in range(spare[(rank - 1) * 4 + s])]
-            base = [CardToken(card), *(CardToken(c) for c in naturals)]
-            options = [base] if wild_top else [base, *([*base, CardToken(CARDS[w])] for w in wilds)]
-            for set_tokens in options:
-                if len(set_tokens) >= 3 and _held_count(set_tokens[1:], held) >= 2:
-                    yield set_tokens
-    suits = range(4) if wild_top else (SUIT_OF[card],)
-    for suit in suits:
-        own = () if wild_top else ((1, 14) if RANK_OF[card] == 1 else (RANK_OF[card],))
-        for low in range(1, 13):
-            for high in range(low + 2, min(14, low + 13) + 1):
-                if own and not any(low <= p <= high for p in own):
-                    continue
-                counts = list(spare)
-                tokens: list[CardToken] = []
-                missing: list[int] = []
-                top_index = -1
-                for place in range(low, high + 1):
-                    natural = card_of(place, suit)
-                    if not wild_top and top_index < 0 and place in own:
-                        top_index = len(tokens)
-                        tokens.append(CardToken(card))
-                    elif counts[natural]:
-                        counts[natural] -= 1
-                        tokens.append(CardToken(natural))
-                    else:
-                        missing.append(len(tokens))
-                        tokens.append(CardToken(card, natural))  # a wild's slot, filled below
-                if len(missing) > 1 or (wild_top and len(missing) != 1):
-                    continue
-                if wild_top:
-                    top_index = missing[0]  # the top card is the wild, in the one gap
-                elif missing:
-                    wild = next((w for w in wilds if counts[w]), None)
-                    if wild is None:
-                        continue
-                    slot = missing[0]
-                    tokens[slot] = CardToken(CARDS[wild], tokens[slot].place)
-                others = tokens[:top_index] + tokens[top_index + 1:]
-                if _held_count(others, held) >= 2:
-                    yield tokens
-
-
-def _held_count(tokens: Sequence[CardToken], held: Sequence[int]) -> int:
-    need: dict[int, int] = {}
-    for token in tokens:
-        need[token.card] = need.get(token.card, 0) + 1
-    return sum(min(n, held[c]) for c, n in need.items())
-
-
-def _run_distance(rank_a: int, rank_b: int) -> int:
-    distance = abs(rank_a - rank_b)
-    if rank_a == 1 or rank_b == 1:
-        distance = min(distance, abs((14 if rank_a == 1 else rank_a) - (14 if rank_b == 1 else rank_b)))
-    return distance
-
-
-def _lay_off_candidates(card: Card, shape: Shape, hand: Sequence[int]) -> Iterable[list[CardToken]]:
-    """Lay-offs of ``card`` onto ``shape``, bridged by held cards where needed."""
-    natural_two = shape.is_run and RANK_OF[card] == 2 and SUIT_OF[card] == shape.suit
-    if IS_WILD_KIND[card] and not natural_two:
-        if shape.wild_index < 0:
-            yield [CardToken(card)]
-        return
-    if shape.is_run:
-        if SUIT_OF[card] != shape.suit:
-            return
-    elif RANK_OF[card] != shape.rank:
-        return
-    yield [CardToken(card)]
-    if not shape.is_run:
-        return
-    suit = shape.suit
-    positions = (1, 14) if RANK_OF[card] == 1 else (RANK_OF[card],)
-    spare = list(hand)
-    spare[card] -= 1
-    wilds = [c for c in range(CARD_KINDS) if IS_WILD_KIND[c] and spare[c]]
-    for position in positions:
-        if shape.low <= position <= shape.high:
-            continue
-        between = range(shape.high + 1, position) if position > shape.high else range(position + 1, shape.low)
-        bridge: list[CardToken] = []
-        used_wild = shape.wild_index >= 0
-        ok = True
-        counts = list(spare)
-        for place in between:
-            natural = card_of(place, suit)
-            if counts[natural]:
-                counts[natural] -= 1
-                bridge.append(CardToken(natural))
-                continue
-            wild = next((w for w in wilds if counts[w]), None)
-            if used_wild or wild is None:
-                ok = False
-                break
-            counts[wild] -= 1
-            used_wild = True
-            bridge.append(CardToken(CARDS[wild], natural))
-        if ok and bridge:
-            yield [CardToken(card), *bridge]
+def _holds_natural_two(shape: Shape, suit: int) -> bool:
+    """Does the run hold its suit's 2 in its own place, as a natural card?"""
+    return (
+        shape.is_run and shape.suit == suit and shape.low <= 2 <= shape.high
+        and shape.cards[2 - shape.low] == card_of(2, suit) and shape.wild_index != 2 - shape.low
+    )
 
 
 __all__ = [
-    "DEAD_DIRECT_STEP", "DEAD_INDIRECT_STEP", "DRAW_STEP", "Discarded", "Drew", "HandState", "LaidOff", "Melded",
-    "OUT", "OVER", "Operation", "PLAY_STEP", "PickedDead", "STOCK", "TableMeld", "Took",
+    "AUTOMATIC", "DEAD_DIRECT_STEP", "DEAD_INDIRECT_STEP", "DRAW_STEP", "DeadToStock", "Discarded", "Drew",
+    "HandEnded", "HandState", "LaidOff", "Melded", "OUT", "OVER", "Obligation", "Operation", "PLAY_STEP",
+    "PickedDead", "STOCK", "TableMeld", "Took",
 ]

@@ -1,0 +1,434 @@
+"""The move generator: every legal play of the player to act, as python-chess's
+``generate_legal_moves``.
+
+Candidates are proposed here from the cards alone (every run window and set a
+hand can fill, every way a meld can be extended, every place a wild can take)
+and judged by the engine's own rules: :func:`candidate_melds` and
+:func:`candidate_lay_offs` only propose, :func:`legal_plays` keeps what the
+state's ``verify_*`` methods accept. Proposing is complete up to identical
+cards: whatever legal meld or lay-off a hand can make, some candidate makes a
+meld of the same cards in the same layout. The take-time check of ``use-top``
+and ``dig``, the bots and the analysis all read plays from here.
+
+>>> from buraco.cards import parse_cards
+>>> from buraco.rules import VARIANTS
+>>> hand = counts_of(parse_cards("5h 6h 7h 8h Kc"))
+>>> sorted(" ".join(map(str, t)) for t in candidate_melds(VARIANTS["cerrado"], hand))
+['5h 6h 7h', '5h 6h 7h 8h', '6h 7h 8h']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import product
+from typing import TYPE_CHECKING, Final, NamedTuple
+
+from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
+from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of
+from .errors import IllegalActionError
+from .melds import END_HIGH, END_LOW, IS_WILD_KIND, NO_PLACE, CardToken, Shape
+from .rules import Variant
+
+if TYPE_CHECKING:
+    from .state import HandState
+
+WILD_CODES: Final = tuple(c for c in range(CARD_KINDS) if IS_WILD_KIND[c])
+
+
+class Play(NamedTuple):
+    """A legal meld or lay-off: the action, the meld it makes and the cards it takes from the hand."""
+
+    action: Action
+    shape: Shape
+    meld: int  # the meld laid off on; 0 for a new meld
+    cards: tuple[Card, ...]
+
+
+def counts_of(cards: Iterable[int]) -> list[int]:
+    """A hand as 53 counters, one per kind of card (how the state keeps hands)."""
+    counts = [0] * CARD_KINDS
+    for card in cards:
+        counts[card] += 1
+    return counts
+
+
+# --- proposing new melds ----------------------------------------------------------------
+
+
+def candidate_melds(
+    variant: Variant,
+    hand: Sequence[int],
+    *,
+    containing: int | None = None,
+    min_length: int = 3,
+    substitutes: bool = True,
+) -> Iterator[tuple[CardToken, ...]]:
+    """Token lists for every new meld ``hand`` might make, wild places named.
+
+    ``containing`` keeps the melds holding that card; ``min_length`` the melds of
+    that many cards or more. With ``substitutes`` a run may also hold a wild
+    where the hand has the natural card (keeping the natural for another meld).
+    """
+    seen: set[tuple[CardToken, ...]] = set()
+    for tokens in _run_melds(hand, containing, max(min_length, 3), substitutes):
+        if tokens not in seen:
+            seen.add(tokens)
+            yield tokens
+    if variant.sets:
+        yield from _set_melds(variant, hand, containing, max(min_length, 3))
+
+
+def _wilds_held(hand: Sequence[int], used: dict[int, int]) -> list[int]:
+    return [w for w in WILD_CODES if hand[w] > used.get(w, 0)]
+
+
+def _run_melds(
+    hand: Sequence[int], containing: int | None, min_length: int, substitutes: bool
+) -> Iterator[tuple[CardToken, ...]]:
+    if containing is not None and not IS_WILD_KIND[containing]:
+        suits: Iterable[int] = (SUIT_OF[containing],)
+    else:
+        suits = range(4)
+    for suit in suits:
+        for low in range(1, 13):
+            used: dict[int, int] = {}
+            missing: list[int] = []
+            for high in range(low, min(14, low + 13) + 1):
+                natural = card_of(high, suit)
+                if hand[natural] > used.get(natural, 0):
+                    used[natural] = used.get(natural, 0) + 1
+                else:
+                    missing.append(high)
+                    if len(missing) > 1:
+                        break
+                if high - low + 1 < min_length:
+                    continue
+                yield from _run_windows(hand, suit, low, high, dict(used), missing, containing, substitutes)
+
+
+def _run_windows(
+    hand: Sequence[int],
+    suit: int,
+    low: int,
+    high: int,
+    used: dict[int, int],
+    missing: list[int],
+    containing: int | None,
+    substitutes: bool,
+) -> Iterator[tuple[CardToken, ...]]:
+    naturals = [card_of(p, suit) for p in range(low, high + 1)]
+    if not missing:
+        if containing is None or containing in naturals:
+            yield tuple(CardToken(c) for c in naturals)
+        if not substitutes:
+            return
+        spots = range(low, high + 1)
+    else:
+        spots = range(missing[0], missing[0] + 1)
+    for spot in spots:
+        index = spot - low
+        natural = naturals[index]
+        if not missing:
+            used = dict(used)
+            used[natural] -= 1
+        for wild in _wilds_held(hand, used):
+            if wild == natural:
+                continue
+            cards = [*naturals[:index], CARDS[wild], *naturals[index + 1:]]
+            if containing is not None and containing not in cards:
+                continue
+            if sum(1 for c in cards if not IS_WILD_KIND[c] or (RANK_OF[c] == 2 and SUIT_OF[c] == suit)) < 2:
+                continue
+            yield tuple(
+                CardToken(CARDS[wild], natural) if i == index else CardToken(c) for i, c in enumerate(cards)
+            )
+        if not missing:
+            used[natural] += 1
+
+
+def _set_melds(
+    variant: Variant, hand: Sequence[int], containing: int | None, min_length: int
+) -> Iterator[tuple[CardToken, ...]]:
+    if containing is not None and not IS_WILD_KIND[containing]:
+        ranks: Iterable[int] = (RANK_OF[containing],)
+    else:
+        ranks = (1, *range(3, 14))
+    largest = variant.set_max or 99
+    for rank in ranks:
+        codes = [(rank - 1) * 4 + s for s in range(4)]
+        limits = [min(hand[c], 1) if variant.set_suits_distinct else hand[c] for c in codes]
+        if sum(limits) < variant.min_naturals:
+            continue
+        for choice in product(*(range(n + 1) for n in limits)):
+            count = sum(choice)
+            if count < variant.min_naturals:
+                continue
+            naturals = tuple(CardToken(CARDS[c]) for c, n in zip(codes, choice) for _ in range(n))
+            if count >= min_length and count <= largest and (containing is None or _holds(naturals, containing)):
+                yield naturals
+            if count + 1 >= min_length and count + 1 <= largest:
+                for wild in WILD_CODES:
+                    if hand[wild] and (containing is None or containing == wild or _holds(naturals, containing)):
+                        yield (*naturals, CardToken(CARDS[wild]))
+
+
+def _holds(tokens: Sequence[CardToken], card: int) -> bool:
+    return any(t.card == card for t in tokens)
+
+
+# --- proposing lay-offs -----------------------------------------------------------------
+
+
+def candidate_lay_offs(
+    variant: Variant,
+    shape: Shape,
+    hand: Sequence[int],
+    *,
+    containing: int | None = None,
+    min_length: int = 0,
+    substitutes: bool = True,
+) -> Iterator[tuple[CardToken, ...]]:
+    """Token lists for every lay-off of ``hand`` cards onto a meld of ``shape``.
+
+    A run is extended to every window around it that the hand can fill, with at
+    most one wild in all: the meld's own wild staying, or moved when its natural
+    card comes (to a gap the new cards leave, or where the rule set or a
+    directive puts it), or one new wild in a clean run.
+    """
+    if shape.is_run:
+        found = _run_lay_offs(variant, shape, hand, containing, min_length, substitutes)
+    else:
+        found = _set_lay_offs(variant, shape, hand, containing, min_length)
+    seen: set[tuple[CardToken, ...]] = set()
+    for tokens in found:
+        if tokens and tokens not in seen and (containing is None or _holds(tokens, containing)):
+            seen.add(tokens)
+            yield tokens
+
+
+def _natural_token(card: Card, position: int) -> CardToken:
+    if RANK_OF[card] == 1:
+        return CardToken(card, NO_PLACE, END_LOW if position == 1 else END_HIGH)
+    return CardToken(card)
+
+
+def _run_lay_offs(
+    variant: Variant, shape: Shape, hand: Sequence[int], containing: int | None, min_length: int, substitutes: bool
+) -> Iterator[tuple[CardToken, ...]]:
+    suit, low, high = shape.suit, shape.low, shape.high
+    wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
+    wild = shape.wild
+    for first in range(low, 0, -1):
+        for last in range(high, min(14, first + 13) + 1):
+            if last - first + 2 < min_length:
+                continue  # even a wild moved beyond the window would leave the meld too short
+            new_places = [*range(first, low), *range(high + 1, last + 1)]
+            used: dict[int, int] = {}
+            held: list[int] = []
+            missing: list[int] = []
+            for place in new_places:
+                natural = card_of(place, suit)
+                if hand[natural] > used.get(natural, 0):
+                    used[natural] = used.get(natural, 0) + 1
+                    held.append(place)
+                else:
+                    missing.append(place)
+            if len(missing) > 1:
+                continue
+            laid = [_natural_token(card_of(p, suit), p) for p in held]
+            if wild is None:
+                if not missing:
+                    yield tuple(laid)
+                    if substitutes:
+                        for index, place in enumerate(held):
+                            rest = dict(used)
+                            rest[card_of(place, suit)] -= 1
+                            for new_wild in _wilds_held(hand, rest):
+                                if new_wild != card_of(place, suit):
+                                    yield (*laid[:index], CardToken(CARDS[new_wild], card_of(place, suit)),
+                                           *laid[index + 1:])
+                else:
+                    spot = card_of(missing[0], suit)
+                    for new_wild in _wilds_held(hand, used):
+                        if new_wild != spot:
+                            yield (*laid, CardToken(CARDS[new_wild], spot))
+                continue
+            # The meld holds a wild: it stays, or its natural card displaces it.
+            if missing and variant.wild_move == "anywhere":
+                yield tuple(laid)  # the wild may leave its place for the gap (7-8-9-2 + 5: 5-2-7-8-9)
+            if not missing:
+                if laid:
+                    yield tuple(laid)
+                if variant.wild_move == "anywhere":
+                    for place in range(first - 1, last + 2):
+                        if 1 <= place <= 14 and place != wild_at:
+                            yield (*laid, CardToken(wild, card_of(place, suit)))
+            displacing = card_of(wild_at, suit)
+            if hand[displacing] <= used.get(displacing, 0):
+                continue
+            displaced = (*laid, _natural_token(displacing, wild_at))
+            yield displaced
+            if missing:
+                continue
+            if variant.wild_move == "either-end":
+                yield (*displaced, CardToken(wild, NO_PLACE, END_LOW))
+                yield (*displaced, CardToken(wild, NO_PLACE, END_HIGH))
+            elif variant.wild_move == "anywhere":
+                for place in range(first - 1, last + 2):
+                    if 1 <= place <= 14 and place != wild_at:
+                        yield (*displaced, CardToken(wild, card_of(place, suit)))
+
+
+def _set_lay_offs(
+    variant: Variant, shape: Shape, hand: Sequence[int], containing: int | None, min_length: int
+) -> Iterator[tuple[CardToken, ...]]:
+    codes = [(shape.rank - 1) * 4 + s for s in range(4)]
+    on_table = {SUIT_OF[c] for c in shape.cards if not IS_WILD_KIND[c]}
+    limits = [
+        (0 if s in on_table else min(hand[c], 1)) if variant.set_suits_distinct else hand[c]
+        for s, c in enumerate(codes)
+    ]
+    room = (variant.set_max or 99) - len(shape.cards)
+    for choice in product(*(range(n + 1) for n in limits)):
+        count = sum(choice)
+        naturals = tuple(CardToken(CARDS[c]) for c, n in zip(codes, choice) for _ in range(n))
+        if 1 <= count <= room and len(shape.cards) + count >= min_length:
+            yield naturals
+        if shape.wild_index < 0 and count + 1 <= room and len(shape.cards) + count + 1 >= min_length:
+            for wild in WILD_CODES:
+                if hand[wild]:
+                    yield (*naturals, CardToken(CARDS[wild]))
+
+
+# --- legal plays of a state -------------------------------------------------------------
+
+
+def _tokens_text(tokens: Sequence[CardToken]) -> str:
+    return " ".join(str(t) for t in tokens)
+
+
+def meld_action(seat: int, tokens: Sequence[CardToken]) -> Action:
+    """The ``meld`` action laying ``tokens``, with its canonical text."""
+    return Action(seat, MELD, (), tuple(tokens), 0, 0, f"p{seat} meld {_tokens_text(tokens)}")
+
+
+def add_action(seat: int, number: int, tokens: Sequence[CardToken]) -> Action:
+    """The ``add`` action laying ``tokens`` off on meld ``number``, with its canonical text."""
+    return Action(seat, ADD, (), tuple(tokens), number, 0, f"p{seat} add m{number} {_tokens_text(tokens)}")
+
+
+def may_extend(state: HandState, seat: int, number: int) -> bool:
+    """May ``seat`` lay off on meld ``number``: its side's melds, or anyone's in ``brasil``."""
+    meld = state.melds[number - 1]
+    return state.variant.lay_off_anyone or meld.side == state.side_of[seat]
+
+
+def meld_plays(
+    state: HandState, *, containing: int | None = None, min_length: int = 3, substitutes: bool = True
+) -> Iterator[Play]:
+    """Every legal new meld of the player to act (judged by ``state.verify_meld``)."""
+    seat = state.turn
+    for tokens in candidate_melds(
+        state.variant, state.hands[seat], containing=containing, min_length=min_length, substitutes=substitutes
+    ):
+        try:
+            shape = state.verify_meld(seat, tokens)
+        except IllegalActionError:
+            continue
+        yield Play(meld_action(seat, tokens), shape, 0, tuple(t.card for t in tokens))
+
+
+def lay_off_plays(
+    state: HandState,
+    *,
+    containing: int | None = None,
+    min_length: int = 0,
+    substitutes: bool = True,
+    melds: Iterable[int] | None = None,
+) -> Iterator[Play]:
+    """Every legal lay-off of the player to act, on each meld they may extend
+    (or on ``melds``), with every legal place of a wild that moves."""
+    seat = state.turn
+    numbers = melds if melds is not None else range(1, len(state.melds) + 1)
+    hand = state.hands[seat]
+    for number in numbers:
+        if not may_extend(state, seat, number):
+            continue
+        shape = state.melds[number - 1].shape
+        for tokens in candidate_lay_offs(
+            state.variant, shape, hand, containing=containing, min_length=min_length, substitutes=substitutes
+        ):
+            try:
+                result = state.verify_add(seat, number, tokens)
+            except IllegalActionError:
+                continue
+            laid = tuple(t.card for i, t in enumerate(tokens) if i != result.directive)
+            yield Play(add_action(seat, number, tokens), result.shape, number, laid)
+
+
+def draw_step_actions(state: HandState) -> Iterator[Action]:
+    """The legal ways to begin the turn: the stock's top card (when the record
+    knows it), the whole pile, and in ``dig`` every depth."""
+    seat = state.turn
+    if state.stock_count and state.stock and not state.hidden:
+        card = state.stock[-1]
+        yield Action(seat, DRAW, (card,), (), 0, 0, f"p{seat} draw {CARD_TEXT[card]}")
+    if not state.discard_pile:
+        return
+    if state.variant.pickup == "dig":
+        for depth in range(1, len(state.discard_pile) + 1):
+            if state.can_take(seat, depth):
+                yield Action(seat, TAKE, (), (), 0, depth, f"p{seat} take {depth}")
+    elif state.can_take(seat):
+        yield Action(seat, TAKE, (), (), 0, 0, f"p{seat} take")
+
+
+def discard_actions(state: HandState) -> Iterator[Action]:
+    """Every legal discard of the player to act, one per kind of card."""
+    seat = state.turn
+    for code in range(CARD_KINDS):
+        if state.hands[seat][code] and state.can_discard(seat, CARDS[code]):
+            yield Action(seat, DISCARD, (CARDS[code],), (), 0, 0, f"p{seat} discard {CARD_TEXT[code]}")
+
+
+def legal_plays(state: HandState) -> Iterator[Action]:
+    """Every legal action of the player to act, as actions ``state.apply`` accepts.
+
+    At the draw step: drawing and taking. While playing: every new meld, every
+    lay-off (each legal wild placement), every discard. After emptying the hand
+    onto a dead pile: picking it up.
+    """
+    from .state import DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP, DRAW_STEP, PLAY_STEP
+
+    step = state.step
+    if step == DRAW_STEP:
+        yield from draw_step_actions(state)
+    elif step == PLAY_STEP:
+        yield from (play.action for play in meld_plays(state))
+        yield from (play.action for play in lay_off_plays(state))
+        yield from discard_actions(state)
+    elif step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
+        yield Action(state.turn, DEAD, (), (), 0, 0, f"p{state.turn} dead")
+
+
+def plays_using(state: HandState, card: int) -> Iterator[Play]:
+    """The legal melds and lay-offs holding ``card`` that meet the obligation of
+    the pile just taken (rules.md 4, ``use-top`` and ``dig``)."""
+    obligation = state.obligation
+    for play in meld_plays(state, containing=card):
+        if obligation is None or state.meld_meets_obligation(obligation, play.cards):
+            yield play
+    numbers = range(1, len(state.melds) + 1)
+    if obligation is not None and obligation.before:
+        numbers = range(1, obligation.melds_before + 1)  # use-top: onto a meld laid before the pick-up
+    if obligation is not None and obligation.before and card == JOKER_CODE:
+        return  # a joker on top always goes into a new meld
+    for play in lay_off_plays(state, containing=card, melds=numbers):
+        if obligation is None or state.add_meets_obligation(obligation, state.melds[play.meld - 1], play.shape, play.cards):
+            yield play
+
+
+__all__ = [
+    "Play", "WILD_CODES", "add_action", "candidate_lay_offs", "candidate_melds", "counts_of", "discard_actions",
+    "draw_step_actions", "lay_off_plays", "legal_plays", "may_extend", "meld_action", "meld_plays", "plays_using",
+]

@@ -1,0 +1,129 @@
+"""rules.md 4, `use-top` as sharpened: a 2 used as a wild is not a use of the top card,
+and the take-time check counts every legal lay-off (wilds displaced, 2s going home,
+bridges through pile cards). notation.md: a draw names its card once the dead piles
+have moved into an unrecorded stock."""
+
+from __future__ import annotations
+
+import pytest
+
+from buraco.errors import IllegalActionError
+from buraco.state import DeadToStock, Discarded, Drew, HandEnded
+
+from .helpers import act, build, burn_stock, deal, play
+from .test_rules_going_out import after_dead, go_out_by_discard, go_out_by_meld
+from .test_rules_pickup import USE_TOP, facing, inert, size
+
+
+@pytest.mark.parametrize("variant_id", USE_TOP)
+def test_use_top_two_laid_off_on_a_run_holding_its_natural_two_is_a_wild_and_not_a_use(variant_id: str) -> None:
+    """`meld 2h 3h 4h`, later 2h on top: `add m1 2h` lays it as a wild, so the take is
+    illegal when nothing else could use the 2h."""
+    state = facing(variant_id, "2h", "", p2_meld="2h 3h 4h")
+    assert state.melds[0].shape.text() == "2h 3h 4h"
+    with pytest.raises(IllegalActionError, match="top card 2h"):
+        act(state, "p2 take")
+
+
+@pytest.mark.parametrize("variant_id", USE_TOP)
+def test_use_top_two_laid_off_as_a_wild_beside_its_natural_two_leaves_the_turn_unable_to_end(variant_id: str) -> None:
+    """The take is legal (7c 8c could hold the 2h as a wild), but `add m1 2h` on the run
+    that holds its natural 2 does not use the top card."""
+    state = facing(variant_id, "2h", "7c 8c", p2_meld="2h 3h 4h")
+    act(state, "p2 take")
+    act(state, "p2 add m1 2h")
+    with pytest.raises(IllegalActionError, match="must meld 2h"):
+        act(state, "p2 discard Kh")
+
+
+@pytest.mark.parametrize("variant_id", USE_TOP)
+def test_use_top_take_counts_a_lay_off_whose_other_card_displaces_the_wild(variant_id: str) -> None:
+    """m1 `7c 2h=8c 9c`, Jc on top, 8c in hand: `add m1 8c Jc` moves the 2h to Tc and
+    lays the Jc above it, so the take is legal."""
+    n = size(variant_id)
+    p2 = " ".join(["7c", "2h", "9c", "8c", *"3d 6d Qd 4s 7s Ts 5d Kd Ks 3s As".split()][:n])
+    state = build(variant_id, [inert(n, keep="Jc Qh"), p2], stock="Kh Jh Kh Jh").state()
+    play(state, "p1 draw", "p1 discard Kh", "p2 draw", "p2 meld 7c 2h 9c", "p2 discard Jh", "p1 draw", "p1 discard Jc")
+    act(state, "p2 take")
+    act(state, "p2 add m1 8c Jc")
+    assert state.melds[0].shape.text() == "7c 8c 9c 2h Jc"
+    act(state, "p2 discard Kh")
+
+
+@pytest.mark.parametrize("variant_id", USE_TOP)
+def test_use_top_take_counts_a_lay_off_sending_the_displaced_two_to_its_own_place(variant_id: str) -> None:
+    """m1 `3c 2c=4c 5c`, Ac on top, 4c in hand: `add m1 4c Ac` sends the 2c home, the
+    ace below it: Ac 2c 3c 4c 5c, clean."""
+    n = size(variant_id)
+    p2 = " ".join(["3c", "2c", "5c", "4c", *"9d 6d Qd Js 7s Ts 5d Kd Ks 8s Qs".split()][:n])
+    state = build(variant_id, [inert(n, keep="Ac Qh"), p2], stock="Kh Jh Kh Jh").state()
+    play(state, "p1 draw", "p1 discard Kh", "p2 draw", "p2 meld 3c 2c=4c 5c", "p2 discard Jh", "p1 draw",
+         "p1 discard Ac")
+    act(state, "p2 take")
+    act(state, "p2 add m1 4c Ac")
+    assert state.melds[0].shape.text() == "Ac 2c 3c 4c 5c" and state.melds[0].shape.wild_index < 0
+    act(state, "p2 discard Kh")
+
+
+@pytest.mark.parametrize("variant_id", USE_TOP)
+def test_use_top_take_counts_a_lay_off_bridged_by_a_card_of_the_pile(variant_id: str) -> None:
+    """m1 `7c 8c 9c`; the pile holds Tc below the top Jc: `add m1 Tc Jc` uses the top card."""
+    n = size(variant_id)
+    p2 = " ".join(["7c", "8c", "9c", *"3d 6d Qd 4s 7s Ts 5d Kd Ks 3s As".split()][: n])
+    state = build(variant_id, [inert(n, keep="Tc Jc Qh"), p2], stock="Kh Jh 5h").state()
+    play(state, "p1 draw", "p1 discard Tc", "p2 draw", "p2 meld 7c 8c 9c", "p2 discard Jh", "p1 draw",
+         "p1 discard Jc")
+    assert [str(c) for c in state.discard_pile[-3:]] == ["Tc", "Jh", "Jc"]
+    act(state, "p2 take")
+    act(state, "p2 add m1 Tc Jc")
+    act(state, "p2 discard Jh")
+
+
+def test_draw_names_its_card_after_the_dead_piles_moved_into_an_unrecorded_stock() -> None:
+    """Without `stock` a draw names its card; once the dead piles are the stock their
+    order is known, and an unnamed draw is still illegal."""
+    deal_ = build("cerrado", ["", ""], stock="")
+    state = deal_.state()
+    burn_stock(state)
+    assert not state.dead and state.stock_count == 22
+    unrecorded = type(state).deal(deal_.variant, 2, deal_.dealer, deal_.dealt, deal_.dead, deal_.discard, None)
+    # Replay the same burnt turns, naming each drawn card, on a table that has no recorded stock.
+    for operation in state.operations:
+        if isinstance(operation, DeadToStock):
+            break
+        assert isinstance(operation, (Drew, Discarded))
+        verb = "draw" if isinstance(operation, Drew) else "discard"
+        act(unrecorded, f"p{operation.seat} {verb} {operation.card}")
+    assert not unrecorded.dead and unrecorded.stock_count == 22
+    top = str(unrecorded.stock[-1])
+    with pytest.raises(IllegalActionError, match="must name the card drawn"):
+        act(unrecorded, f"p{unrecorded.turn} draw")
+    with pytest.raises(IllegalActionError, match=f"top card of the stock is {top}"):
+        act(unrecorded, f"p{unrecorded.turn} draw {'Kc' if top != 'Kc' else 'Qc'}")
+    act(unrecorded, f"p{unrecorded.turn} draw {top}")
+
+
+def test_dead_piles_moving_into_the_stock_is_an_operation_in_the_log() -> None:
+    state = deal("cerrado", ["", ""])
+    burn_stock(state)
+    moved = [op for op in state.operations if isinstance(op, DeadToStock)]
+    assert len(moved) == 1 and moved[0].piles == 2 and len(moved[0].cards) == 22
+    assert state.operations[-1] == moved[0]  # it follows the discard that emptied the stock
+    assert state.ply == len(state.operations) - 1  # automatic steps take no ply
+
+
+@pytest.mark.parametrize("by_meld", [False, True])
+def test_going_out_is_an_operation_naming_who_went_out(by_meld: bool) -> None:
+    state = after_dead("cerrado")
+    (go_out_by_meld if by_meld else go_out_by_discard)(state)
+    assert state.is_over
+    assert state.operations[-1] == HandEnded("out", 1)
+    assert type(state.operations[-2]).__name__ == ("Melded" if by_meld else "Discarded")
+
+
+def test_a_hand_ended_by_the_stock_logs_how_it_ended() -> None:
+    state = deal("burraco", ["", ""])
+    burn_stock(state, through_dead=True)
+    state.finish_by_stock()
+    assert state.is_over
+    assert state.operations[-1] == HandEnded("stock", 0)
