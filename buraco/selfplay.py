@@ -15,18 +15,11 @@ from collections.abc import Iterator, Sequence
 from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
 from .cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card, card_of, deck_counts
 from .melds import IS_WILD_KIND, CardToken, Shape, layout_tokens, meld_layouts, resolve_add
+from .moves import plays_using
 from .notation import HandRecord, Record, Result
 from .rules import Variant, find_variant
 from .scoring import score_hand
-from .state import (
-    DEAD_DIRECT_STEP,
-    DEAD_INDIRECT_STEP,
-    DRAW_STEP,
-    HandState,
-    TableMeld,
-    _lay_off_candidates,
-    _meld_partners,
-)
+from .state import DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP, DRAW_STEP, HandState, TableMeld
 
 MAX_ACTIONS = 3000  # a safety net: real hands end far sooner
 
@@ -110,8 +103,12 @@ class Bot:
             return None
         if len(pile) >= 3 and size + len(pile) - 3 >= 2 and state.can_take(seat, len(pile)):
             return Action(seat, TAKE, (), (), 0, len(pile), f"p{seat} take {len(pile)}")
-        if state._top_usable(seat, pile[-1], None, 1, own_only=False, wild_new_only=False) and state.can_take(seat, 1):
-            return Action(seat, TAKE, (), (), 0, 1, f"p{seat} take 1")
+        take_top = Action(seat, TAKE, (), (), 0, 1, f"p{seat} take 1")
+        if state.can_take(seat, 1):
+            trial = state.copy()
+            trial.apply(take_top)
+            if any(True for _ in plays_using(trial, pile[-1])):
+                return take_top
         return None
 
     def _fits(self, card: Card) -> bool:
@@ -166,32 +163,9 @@ class Bot:
         return state._may_go_out(seat, shape, target) or state._may_pick_dead(side, direct=False)
 
     def _play_using(self, card: Card) -> Action | None:
-        state, seat = self.state, self.seat
-        hand = state.hands[seat]
-        own_only = state.variant.pickup == "use-top"
-        before = state.obligation.before if state.obligation else ()
-        pool = list(before) if before else list(hand)
-        if not before:
-            pool[card] -= 1
-        for a, b in _meld_partners(card, pool):
-            tokens: tuple[CardToken, ...] = (CardToken(card), CardToken(a), CardToken(b))
-            if hand[a] - (a == card) >= 1 + (a == b) and state.can_meld(seat, tokens):
-                return _meld_action(seat, tokens)
-            for wild_tokens in _with_places(tokens, state.variant):
-                if state.can_meld(seat, wild_tokens):
-                    return _meld_action(seat, wild_tokens)
-        for meld in state.melds:
-            if own_only and meld.side != state.side_of[seat]:
-                continue
-            if own_only and meld.number > (state.obligation.melds_before if state.obligation else 0):
-                continue
-            for lay_off in _lay_off_candidates(card, meld.shape, hand):
-                if not state.can_add(seat, meld.number, lay_off):
-                    continue
-                result = state.verify_add(seat, meld.number, lay_off)
-                if state.obligation is None or state._add_uses(state.obligation, meld, result.shape, [card]):
-                    return _add_action(seat, meld.number, tuple(lay_off))
-        return None
+        """The smallest meld holding the card taken from the pile, else the smallest lay-off."""
+        plays = sorted(plays_using(self.state, card), key=lambda play: (play.meld != 0, len(play.cards), play.action.text))
+        return plays[0].action if plays else None
 
     def _meld_candidates(self) -> Iterator[tuple[CardToken, ...]]:
         state, seat = self.state, self.seat
