@@ -212,71 +212,104 @@ def _natural_token(card: Card, position: int) -> CardToken:
     return CardToken(card)
 
 
+def _side_extensions(hand: Sequence[int], suit: int, places: Iterable[int]) -> Iterator[tuple[int, list[int], list[int]]]:
+    """Walking away from the run on one side: (the farthest place, places held, places
+    missing), for as long as at most one place is missing."""
+    used: dict[int, int] = {}
+    held: list[int] = []
+    missing: list[int] = []
+    for place in places:
+        natural = card_of(place, suit)
+        if hand[natural] > used.get(natural, 0):
+            used[natural] = used.get(natural, 0) + 1
+            held.append(place)
+        else:
+            missing.append(place)
+            if len(missing) > 1:
+                return
+        yield place, list(held), list(missing)
+
+
 def _run_lay_offs(
     variant: Variant, shape: Shape, hand: Sequence[int], containing: int | None, min_length: int, substitutes: bool
 ) -> Iterator[tuple[CardToken, ...]]:
     suit, low, high = shape.suit, shape.low, shape.high
+    if containing is not None and not IS_WILD_KIND[containing] and SUIT_OF[containing] != suit:
+        return
     wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
     wild = shape.wild
-    for first in range(low, 0, -1):
-        for last in range(high, min(14, first + 13) + 1):
+    lows = [(low, [], []), *_side_extensions(hand, suit, range(low - 1, 0, -1))]
+    highs = [(high, [], []), *_side_extensions(hand, suit, range(high + 1, 15))]
+    for first, held_low, missing_low in lows:
+        for last, held_high, missing_high in highs:
+            if last - first + 1 > 14 or len(missing_low) + len(missing_high) > 1:
+                continue
             if last - first + 2 < min_length:
                 continue  # even a wild moved beyond the window would leave the meld too short
-            new_places = [*range(first, low), *range(high + 1, last + 1)]
-            used: dict[int, int] = {}
-            held: list[int] = []
-            missing: list[int] = []
-            for place in new_places:
-                natural = card_of(place, suit)
-                if hand[natural] > used.get(natural, 0):
-                    used[natural] = used.get(natural, 0) + 1
-                    held.append(place)
-                else:
-                    missing.append(place)
-            if len(missing) > 1:
-                continue
-            laid = [_natural_token(card_of(p, suit), p) for p in held]
-            if wild is None:
-                if not missing:
-                    yield tuple(laid)
-                    if substitutes:
-                        for index, place in enumerate(held):
-                            rest = dict(used)
-                            rest[card_of(place, suit)] -= 1
-                            for new_wild in _wilds_held(hand, rest):
-                                if new_wild != card_of(place, suit):
-                                    yield (*laid[:index], CardToken(CARDS[new_wild], card_of(place, suit)),
-                                           *laid[index + 1:])
-                else:
-                    spot = card_of(missing[0], suit)
-                    for new_wild in _wilds_held(hand, used):
-                        if new_wild != spot:
-                            yield (*laid, CardToken(CARDS[new_wild], spot))
-                continue
-            # The meld holds a wild: it stays, or its natural card displaces it.
-            if missing and variant.wild_move == "anywhere":
-                yield tuple(laid)  # the wild may leave its place for the gap (7-8-9-2 + 5: 5-2-7-8-9)
-            if not missing:
-                if laid:
-                    yield tuple(laid)
-                if variant.wild_move == "anywhere":
-                    for place in range(first - 1, last + 2):
-                        if 1 <= place <= 14 and place != wild_at:
-                            yield (*laid, CardToken(wild, card_of(place, suit)))
-            displacing = card_of(wild_at, suit)
-            if hand[displacing] <= used.get(displacing, 0):
-                continue
-            displaced = (*laid, _natural_token(displacing, wild_at))
-            yield displaced
-            if missing:
-                continue
-            if variant.wild_move == "either-end":
-                yield (*displaced, CardToken(wild, NO_PLACE, END_LOW))
-                yield (*displaced, CardToken(wild, NO_PLACE, END_HIGH))
-            elif variant.wild_move == "anywhere":
-                for place in range(first - 1, last + 2):
-                    if 1 <= place <= 14 and place != wild_at:
-                        yield (*displaced, CardToken(wild, card_of(place, suit)))
+            held = held_low + held_high
+            missing = missing_low + missing_high
+            if held_low and held_high and card_of(held_low[-1], suit) == card_of(held_high[-1], suit):
+                if hand[card_of(held_low[-1], suit)] < 2:
+                    continue  # one ace cannot sit at both ends
+            yield from _run_windows_laid(variant, hand, suit, wild, wild_at, held, missing, first, last, substitutes)
+
+
+def _run_windows_laid(
+    variant: Variant,
+    hand: Sequence[int],
+    suit: int,
+    wild: Card | None,
+    wild_at: int,
+    held: list[int],
+    missing: list[int],
+    first: int,
+    last: int,
+    substitutes: bool,
+) -> Iterator[tuple[CardToken, ...]]:
+    used: dict[int, int] = {}
+    for place in held:
+        used[card_of(place, suit)] = used.get(card_of(place, suit), 0) + 1
+    laid = [_natural_token(card_of(p, suit), p) for p in held]
+    if wild is None:
+        if not missing:
+            yield tuple(laid)
+            if substitutes:
+                for index, place in enumerate(held):
+                    rest = dict(used)
+                    rest[card_of(place, suit)] -= 1
+                    for new_wild in _wilds_held(hand, rest):
+                        if new_wild != card_of(place, suit):
+                            yield (*laid[:index], CardToken(CARDS[new_wild], card_of(place, suit)), *laid[index + 1:])
+        else:
+            spot = card_of(missing[0], suit)
+            for new_wild in _wilds_held(hand, used):
+                if new_wild != spot:
+                    yield (*laid, CardToken(CARDS[new_wild], spot))
+        return
+    # The meld holds a wild: it stays, or its natural card displaces it.
+    if missing and variant.wild_move == "anywhere":
+        yield tuple(laid)  # the wild may leave its place for the gap (7-8-9-2 + 5: 5-2-7-8-9)
+    if not missing:
+        if laid:
+            yield tuple(laid)
+        if variant.wild_move == "anywhere":
+            for place in range(first - 1, last + 2):
+                if 1 <= place <= 14 and place != wild_at:
+                    yield (*laid, CardToken(wild, card_of(place, suit)))
+    displacing = card_of(wild_at, suit)
+    if hand[displacing] <= used.get(displacing, 0):
+        return
+    displaced = (*laid, _natural_token(displacing, wild_at))
+    yield displaced
+    if missing:
+        return
+    if variant.wild_move == "either-end":
+        yield (*displaced, CardToken(wild, NO_PLACE, END_LOW))
+        yield (*displaced, CardToken(wild, NO_PLACE, END_HIGH))
+    elif variant.wild_move == "anywhere":
+        for place in range(first - 1, last + 2):
+            if 1 <= place <= 14 and place != wild_at:
+                yield (*displaced, CardToken(wild, card_of(place, suit)))
 
 
 def _set_lay_offs(
@@ -413,19 +446,27 @@ def legal_plays(state: HandState) -> Iterator[Action]:
 
 def plays_using(state: HandState, card: int) -> Iterator[Play]:
     """The legal melds and lay-offs holding ``card`` that meet the obligation of
-    the pile just taken (rules.md 4, ``use-top`` and ``dig``)."""
+    the pile just taken (rules.md 4, ``use-top`` and ``dig``). Lay-offs come first
+    and plays without substituted wilds before those with: the take-time check
+    stops at the first."""
     obligation = state.obligation
-    for play in meld_plays(state, containing=card):
-        if obligation is None or state.meld_meets_obligation(obligation, play.cards):
-            yield play
-    numbers = range(1, len(state.melds) + 1)
-    if obligation is not None and obligation.before:
+    numbers: Iterable[int] = range(1, len(state.melds) + 1)
+    use_top = obligation is not None and bool(obligation.before)
+    if obligation is not None and use_top:
         numbers = range(1, obligation.melds_before + 1)  # use-top: onto a meld laid before the pick-up
-    if obligation is not None and obligation.before and card == JOKER_CODE:
-        return  # a joker on top always goes into a new meld
-    for play in lay_off_plays(state, containing=card, melds=numbers):
-        if obligation is None or state.add_meets_obligation(obligation, state.melds[play.meld - 1], play.shape, play.cards):
-            yield play
+    seen: set[str] = set()
+    for substitutes in (False, True):
+        if not (use_top and card == JOKER_CODE):  # a joker on top always goes into a new meld
+            for play in lay_off_plays(state, containing=card, melds=numbers, substitutes=substitutes):
+                if play.action.text not in seen and (obligation is None or state.add_meets_obligation(
+                    obligation, state.melds[play.meld - 1], play.shape, play.cards
+                )):
+                    seen.add(play.action.text)
+                    yield play
+        for play in meld_plays(state, containing=card, substitutes=substitutes):
+            if play.action.text not in seen and (obligation is None or state.meld_meets_obligation(obligation, play.cards)):
+                seen.add(play.action.text)
+                yield play
 
 
 __all__ = [

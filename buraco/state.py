@@ -25,7 +25,7 @@ from .melds import (
     resolve_add,
     resolve_meld,
 )
-from .moves import plays_using
+from .moves import WILD_CODES, plays_using
 from .rules import Variant
 
 DRAW_STEP: Final = "draw"
@@ -726,31 +726,38 @@ class HandState:
         return any(True for _ in plays_using(trial, card))
 
     def _plainly_usable(self, card: Card, pool: Sequence[int], side: int, own_only: bool) -> bool:
-        """The plain cases, decided without building melds: three naturals of 3..K
-        in a row or of one rank, or one natural extending a run's end or joining a set."""
+        """The plain cases, decided without building melds: a natural card (not a 2)
+        with two held cards of its rank, or with one and a wild; one of 3..K with two
+        held naturals in a row around it, or one near it and a wild; or one natural
+        extending a run's end or joining a set."""
         rank = RANK_OF[card]
-        if rank < 3:
+        if rank == 2 or card == JOKER_CODE:
             return False
         suit = SUIT_OF[card]
         variant = self.variant
         base = (rank - 1) * 4
+        wild_held = any(pool[w] for w in WILD_CODES)
         if variant.sets:
             if variant.set_suits_distinct:
-                if sum(1 for s in range(4) if s != suit and pool[base + s]) >= 2:
-                    return True
-            elif sum(pool[base:base + 4]) >= 2:
+                same = sum(1 for s in range(4) if s != suit and pool[base + s])
+            else:
+                same = sum(pool[base:base + 4])
+            if same >= 2 or (same >= 1 and wild_held):
                 return True
-        for first in (rank - 2, rank - 1, rank):
-            if first >= 3 and first + 2 <= 13 and all(
-                r == rank or pool[(r - 1) * 4 + suit] for r in (first, first + 1, first + 2)
-            ):
+        if rank >= 3:
+            for first in (rank - 2, rank - 1, rank):
+                if first >= 3 and first + 2 <= 13 and all(
+                    r == rank or pool[(r - 1) * 4 + suit] for r in (first, first + 1, first + 2)
+                ):
+                    return True
+            if wild_held and any(3 <= rank + d <= 13 and pool[(rank + d - 1) * 4 + suit] for d in (-2, -1, 1, 2)):
                 return True
         for meld in self.melds:
             if own_only and meld.side != side:
                 continue
             shape = meld.shape
             if shape.is_run:
-                if shape.suit == suit and (rank == shape.low - 1 or rank == shape.low + len(shape.cards) <= 13):
+                if rank >= 3 and shape.suit == suit and (rank == shape.low - 1 or rank == shape.low + len(shape.cards) <= 13):
                     return True
             elif shape.rank == rank and not variant.set_suits_distinct and variant.set_max is None:
                 return True
