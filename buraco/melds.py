@@ -107,6 +107,13 @@ def resolve_meld(tokens: Sequence[CardToken], variant: Variant) -> Shape:
     """
     if len(tokens) < 3:
         raise IllegalActionError("a meld needs at least 3 cards")
+    for token in tokens:
+        if token.end:
+            raise IllegalActionError(
+                f"{token}: in a meld the written order places every card, so no card names an end "
+                f"(>low, >high belong to add): write {CARD_TEXT[token.card]} where it goes"
+            )
+        _check_stand_in(token)
     naturals = [t.card for t in tokens if not IS_WILD_KIND[t.card]]
     if not naturals:
         if all(t.card != JOKER_CODE for t in tokens):
@@ -129,7 +136,7 @@ def resolve_meld(tokens: Sequence[CardToken], variant: Variant) -> Shape:
 def meld_layouts(tokens: Sequence[CardToken], variant: Variant) -> list[Shape]:
     """Every legal layout of a new meld, ignoring the written order."""
     naturals = [t.card for t in tokens if not IS_WILD_KIND[t.card]]
-    if len(tokens) < 3 or not naturals:
+    if len(tokens) < 3 or not naturals or any(t.end or _stand_in_error(t) for t in tokens):
         return []
     if len(naturals) > 1 and all(RANK_OF[c] == RANK_OF[naturals[0]] for c in naturals):
         try:
@@ -137,6 +144,31 @@ def meld_layouts(tokens: Sequence[CardToken], variant: Variant) -> list[Shape]:
         except IllegalActionError:
             return []
     return _run_layouts(tokens, variant)
+
+
+def _stand_in_error(token: CardToken) -> str | None:
+    """What is wrong with the place a written card names, if anything (notation.md:
+    only a wild names a stand-in, and never itself)."""
+    place = token.place
+    if place == NO_PLACE:
+        return None
+    card = token.card
+    text = CARD_TEXT[card]
+    if place == card:
+        if RANK_OF[card] == 2:
+            return f"{token}: a 2 in its own place is a natural 2 and names no stand-in: write it plainly, {text}"
+        return f"{token}: a card never stands in for itself: write it plainly, {text}"
+    if not IS_WILD_KIND[card]:
+        return f"{token}: only a wild names a stand-in; {text} is natural and takes its own place"
+    if place == JOKER_CODE:
+        return f"{token}: a wild stands in for a natural card, never for a joker"
+    return None
+
+
+def _check_stand_in(token: CardToken) -> None:
+    problem = _stand_in_error(token)
+    if problem is not None:
+        raise IllegalActionError(problem)
 
 
 def layout_tokens(shape: Shape) -> tuple[CardToken, ...]:
@@ -221,9 +253,11 @@ def _position_options(token: CardToken, suit: int) -> list[int]:
         return [0]
     rank = RANK_OF[card]
     if rank == 2:
-        if token.place not in (NO_PLACE, card) or token.end:
+        if token.place != NO_PLACE or token.end == END_HIGH:
             return [0]
-        return [2, 0] if token.place == NO_PLACE else [2]
+        if token.end == END_LOW:
+            return [0, 2]  # natural where the low end is its own place (add: checked in _place_on_run)
+        return [2, 0]
     if token.place != NO_PLACE and token.place != card:
         return []
     if rank == 1:
@@ -302,6 +336,8 @@ def resolve_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
     """The meld after laying off ``tokens``: judged by its result (notation.md)."""
     if not tokens:
         raise IllegalActionError("a lay-off needs at least one card")
+    for token in tokens:
+        _check_stand_in(token)
     if not shape.is_run:
         return AddResult(_add_to_set(shape, tokens, variant), -1, 0, 0)
     extended = _extend_run_at_ends(shape, tokens)
@@ -395,6 +431,7 @@ def _add_to_run(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
             raise IllegalActionError(f"{token}: a natural card takes its own place")
     options = [_position_options(t, suit) for t in laid]
     first_error: IllegalActionError | None = None
+    natural_error: IllegalActionError | None = None
     convertible = table_wild is not None and table_wild == card_of(2, suit)
     for choice in product(*options):
         # A displaced 2 of the run's suit becomes natural if it can; otherwise it moves as a wild.
@@ -402,7 +439,10 @@ def _add_to_run(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
             try:
                 placed = _place_on_run(shape, laid, choice, directive, wild_from, variant, convert)
             except IllegalActionError as error:
-                if first_error is None:
+                # When the 2 cannot be natural it moves as a wild: that attempt's error is the reason.
+                if convert:
+                    natural_error = natural_error or error
+                elif first_error is None:
                     first_error = error
                 continue
             if convert and placed.wild_to == 0 and directive is not None and directive.place != table_wild:
@@ -413,8 +453,9 @@ def _add_to_run(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
                     )
                 continue  # the rule set leaves the choice to the directive
             return placed._replace(directive=directive_index)
-    assert first_error is not None
-    raise first_error
+    reason = first_error or natural_error
+    assert reason is not None
+    raise reason
 
 
 def _names_other_place(token: CardToken, wild_from: int, suit: int) -> bool:
@@ -498,6 +539,9 @@ def _place_on_run(
     ordered = sorted(by_position)
     if ordered[-1] - ordered[0] + 1 != len(ordered):
         raise IllegalActionError("the run would not be consecutive")
+    for token, position in zip(laid, choice):
+        if token.end == END_LOW and position == 2 and ordered[0] != 2:
+            raise IllegalActionError(f"{token}: the run's low end is {_pos_text(ordered[0], suit)}, not {CARD_TEXT[token.card]}'s own place")
     problem = _ace_rule_error(variant, ordered, set(naturals))
     if problem:
         raise IllegalActionError(problem)
@@ -518,6 +562,12 @@ def _wild_spot(
         if token.place != NO_PLACE and token.place != card_of(spot, suit):
             raise IllegalActionError(f"{token}: the wild must fill the gap at {_pos_text(spot, suit)}")
         if token.end:
+            if token.card == card_of(spot, suit):
+                text = CARD_TEXT[token.card]
+                raise IllegalActionError(
+                    f"{token}: {text} goes into its own place, between {_pos_text(spot - 1, suit)} and "
+                    f"{_pos_text(spot + 1, suit)}, which is not an end of the run: write {text} without an end"
+                )
             raise IllegalActionError(f"{token}: the wild must fill the gap at {_pos_text(spot, suit)}")
         return spot
     if not ends:
@@ -535,9 +585,20 @@ def _wild_spot(
         if named not in ends:
             raise IllegalActionError(f"{token}: that end of the run is closed")
     if named and displaced_table_wild and variant.wild_move == "high-then-low" and named != default:
-        raise IllegalActionError(
-            f"{token}: in {variant.id} a displaced wild goes to the high end, else the low end; it cannot be placed"
+        wild = CARD_TEXT[token.card]
+        reason = (
+            f"{token}: {wild} cannot be placed at {_pos_text(named, suit)}: in {variant.id} a displaced wild "
+            f"goes to the high end ({_pos_text(default, suit)}) while it is open, else the low end"
         )
+        if token.card == card_of(2, suit):
+            if low > 3:
+                reason += (
+                    f"; {wild} becomes a natural 2 only at the bottom of a run that starts at {_pos_text(3, suit)}, "
+                    f"and this one starts at {_pos_text(low, suit)}"
+                )
+            else:
+                reason += f"; {wild} cannot become a natural 2: its own place is taken"
+        raise IllegalActionError(reason)
     return named or default
 
 

@@ -233,7 +233,8 @@ def test_meld_laid_out_several_ways_without_a_named_place_is_ambiguous() -> None
     with pytest.raises(AmbiguousActionError):
         meld_shape("cerrado", "5h JK 6h")  # JK could be 4h or 7h
     assert layout(meld_shape("cerrado", "5h JK=7h 6h")) == "5h 6h JK=7h"
-    assert layout(meld_shape("cerrado", "5h JK>low 6h")) == "JK=4h 5h 6h"
+    with pytest.raises(IllegalActionError, match="written order places every card"):
+        meld_shape("cerrado", "5h JK>low 6h")  # an end belongs to add: write JK 5h 6h
 
 
 def test_meld_written_out_of_order_reads_when_one_layout_is_legal() -> None:
