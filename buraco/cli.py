@@ -100,7 +100,7 @@ def verify_file(path: str) -> tuple[int, dict[str, Any]]:
     except NotationError as error:
         return EXIT_UNREADABLE, _unreadable(path, error)
     report = verify(record)
-    data = {"file": path, **report.as_dict()}
+    data = {"file": path, **report.as_dict(), "totals_through_hand": report.totals_through}
     return (EXIT_OK if report.ok else EXIT_INVALID), data
 
 
@@ -136,7 +136,8 @@ def _print_report(path: str, code: int, data: dict[str, Any], out: TextIO) -> No
         out.write(f"{path}: not readable BRN: {where}{error['message']}\n")
         return
     verdict = "ok" if code == EXIT_OK else ("illegal" if not data["valid"] else "scores differ")
-    out.write(f"{path}: {data['variant']}, {len(data['hands'])} hands: {verdict}\n")
+    count = len(data["hands"])
+    out.write(f"{path}: {data['variant']}, {count} hand{'' if count == 1 else 's'}: {verdict}\n")
     for hand in data["hands"]:
         if hand["error"]:
             e = hand["error"]
@@ -149,7 +150,10 @@ def _print_report(path: str, code: int, data: dict[str, Any], out: TextIO) -> No
         out.write(f"  hand {hand['hand']}: {status}; scores {hand['scores']}\n")
         for mismatch in hand["mismatches"]:
             out.write(f"    mismatch: {mismatch['message']}\n")
-    out.write(f"  totals {data['totals']}; winner: {data['winner']['players'] if data['winner'] else 'none yet'}\n")
+    winner = data["winner"]
+    through = data.get("totals_through_hand", count)
+    totals = "totals" if through == count else f"totals through hand {through}"
+    out.write(f"  {totals} {data['totals']}; winner: {' + '.join(winner['players']) if winner else 'none yet'}\n")
 
 
 def analyze_file(path: str, min_points: int = 0) -> tuple[int, list[dict[str, Any]], BuracoError | None]:

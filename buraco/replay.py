@@ -137,11 +137,12 @@ class HandReport:
 class MatchReport:
     variant: str
     hands: list[HandReport]
-    totals: list[int]
-    winner: int | None
+    totals: list[int]  # through hand ``totals_through`` only: a hand without a score stops the count
+    winner: int | None  # an index into ``sides`` (0-based); the JSON numbers sides from 1
     decided_after: int | None
     sides: tuple[tuple[int, ...], ...]
     players: tuple[str, ...]
+    totals_through: int = 0  # the hands (from hand 1) the totals sum; fewer than all after an unscored hand
 
     @property
     def error(self) -> BuracoError | None:
@@ -165,7 +166,7 @@ class MatchReport:
             return None
         seats = self.sides[self.winner]
         return {
-            "side": self.winner,
+            "side": self.winner + 1,
             "seats": list(seats),
             "players": [self.players[s - 1] for s in seats],
             "after_hand": self.decided_after,
@@ -243,41 +244,62 @@ def verify(record: Record) -> MatchReport:
         reports.append(report)
         if report.valid and not report.finished and unfinished is None:
             unfinished = index + 1
-    scored = [r.scores for r in reports if r.scores is not None]
+    scored: list[list[int] | None] = [r.scores for r in reports]
     sides = record.sides
     first = record.hands[0] if record.hands else None
     starter = (first.dealer % len(record.players) + 1) if first else 1
     starter_side = next(i for i, seats in enumerate(sides) if starter in seats)
     totals, winner, decided = match_winner(variant, record.match_target, scored, starter_side)
-    if not scored:
+    through = next((i for i, r in enumerate(reports) if r.scores is None), len(reports))
+    if not through:
         totals = [0] * len(sides)
     _compare_claims(record, reports, len(sides))
-    return MatchReport(record.variant, reports, totals, winner, decided, sides, record.players)
+    return MatchReport(record.variant, reports, totals, winner, decided, sides, record.players, through)
 
 
 def _compare_claims(record: Record, reports: list[HandReport], sides: int) -> None:
+    """Each claimed result against the computed one (rules.md 4): a hand without
+    a score (illegal or unfinished) matches no claimed score, and no total can be
+    computed from it on, so claimed totals there are not checkable."""
     running = [0] * sides
+    unscored: HandReport | None = None  # the first hand without a score
     for hand, report in zip(record.hands, reports):
-        if report.scores is not None:
+        if report.scores is None:
+            unscored = unscored or report
+        elif unscored is None:
             running = [t + s for t, s in zip(running, report.scores)]
         claimed = hand.result
-        if claimed is None or not report.valid:
+        if claimed is None:
             continue
         if report.scores is None:
             report.mismatches.append({"field": "scores", "side": None, "claimed": list(claimed.scores), "computed": None,
-                                      "message": "the hand is unfinished: it has no score"})
-            continue
+                                      "message": f"the hand is {_why_unscored(report)}: it has no score"})
+        if unscored is not None:
+            if claimed.totals is not None:
+                report.mismatches.append({
+                    "field": "totals", "side": None, "claimed": list(claimed.totals), "computed": None,
+                    "message": f"the totals cannot be checked: hand {unscored.hand} is {_why_unscored(unscored)} "
+                               "and has no score",
+                })
+            if report.scores is None:
+                continue
+        assert report.scores is not None
         for side in range(sides):
             if claimed.scores[side] != report.scores[side]:
                 report.mismatches.append(_mismatch("scores", side, claimed.scores[side], report.scores[side]))
-            if claimed.totals is not None and claimed.totals[side] != running[side]:
+            if unscored is None and claimed.totals is not None and claimed.totals[side] != running[side]:
                 report.mismatches.append(_mismatch("totals", side, claimed.totals[side], running[side]))
 
 
+def _why_unscored(report: HandReport) -> str:
+    return "illegal" if not report.valid else "unfinished"
+
+
 def _mismatch(what: str, side: int, claimed: int, computed: int) -> dict[str, Any]:
+    """One difference; ``side`` is an index, written 1-based as in the message."""
     return {
         "field": what,
-        "side": side,
+        "side": side + 1,
         "claimed": claimed,
         "computed": computed,
         "message": f"side {side + 1} {what[:-1]}: claimed {claimed}, computed {computed}",
@@ -303,8 +325,8 @@ def canonical(record: Record) -> Record:
         try:
             for state in iter_hand(record, index):
                 if state.ply and hand.parsed[state.ply - 1].verb == MELD:
-                    operation = state.operations[-1]
-                    assert isinstance(operation, Melded)
+                    # The meld's own operation: automatic steps (the hand's end) may follow it.
+                    operation = next(op for op in reversed(state.operations) if isinstance(op, Melded))
                     actions[state.ply - 1] = f"p{operation.seat} meld {_meld_text(operation.shape, record.rules)}"
         except BuracoError:
             pass

@@ -81,14 +81,24 @@ def score_hand(state: HandState) -> list[SideScore]:
 
 
 def match_winner(
-    variant: Variant, target: int, hand_scores: Sequence[Sequence[int]], starter_side: int
+    variant: Variant, target: int, hand_scores: Sequence[Sequence[int] | None], starter_side: int
 ) -> tuple[list[int], int | None, int | None]:
-    """Totals, the winning side (or None) and the hand after which it was decided.
+    """Totals, the winning side (a 0-based index, or None) and the hand after which it was decided.
 
     The winner is decided after the first hand in which a side reaches the
     target: the highest total wins; a tie goes to the side that began hand 1 in
     the 000 rule sets, and to nobody in the others (rules.md section 4).
+
+    A hand without a score (None: illegal or unfinished) stops the count: no
+    total can be computed from it on, so the totals are those of the hands
+    before it, and no winner is named unless one was decided before it.
     """
+    scored: list[Sequence[int]] = []
+    for scores in hand_scores:
+        if scores is None:
+            break
+        scored.append(scores)
+    hand_scores = scored
     sides = len(hand_scores[0]) if hand_scores else 0
     totals = [0] * sides
     for number, scores in enumerate(hand_scores, start=1):

@@ -38,7 +38,7 @@ def test_it_finds_every_planted_scoring_mistake(case: tuple[str, int], seed: int
     for hand, hand_report in zip(record.hands, report.hands):
         planted = dict(hand.extra).get("x-planted")
         assert planted is not None
-        side = int(str(planted).split()[1]) - 1
+        side = int(str(planted).split()[1])  # "side 1": sides are numbered from 1, in JSON too
         assert any(m["field"] == "scores" and m["side"] == side for m in hand_report.mismatches)
 
 

@@ -78,7 +78,7 @@ def test_it_reports_every_difference_from_the_claimed_scores(owner_api: APIClien
         assert hand["mismatches"], hand
         scores = [m for m in hand["mismatches"] if m["field"] == "scores"]
         assert len(scores) == 1
-        side = scores[0]["side"]
+        side = scores[0]["side"] - 1  # sides are numbered from 1 in JSON
         assert scores[0]["claimed"] == written.result.scores[side]
         assert scores[0]["computed"] == hand["scores"][side]
         assert scores[0]["claimed"] != scores[0]["computed"]
