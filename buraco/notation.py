@@ -10,9 +10,14 @@ starting with ``x-`` are kept; any other unknown key is a
 ... brn = 1
 ... variant = "brasil"
 ... players = ["Ana", "Bia"]
+...
+... [[hands]]
+... dealer = 2
+... dealt = ["3c 4c 5c 7d 8d 9d Jh Qh Kh As 6s", "3d 4d 5d 7h 8h 9h Jc Qc Kc Ad 6h"]
+... actions = ["p1 draw Ts", "p1 meld 3c 4c 5c", "p1 discard Ts"]
 ... ''')
->>> record.variant, record.players
-('brasil', ('Ana', 'Bia'))
+>>> record.variant, record.players, len(record.hands), record.hands[0].actions[1]
+('brasil', ('Ana', 'Bia'), 1, 'p1 meld 3c 4c 5c')
 """
 
 from __future__ import annotations
@@ -223,9 +228,15 @@ class _Reader:
         for key in METADATA_KEYS:
             if key in data:
                 metadata.append((key, self._metadata(key, data[key])))
-        hands_data = data.get("hands", [])
+        if "hands" not in data:
+            raise NotationError(
+                "the record has no hands: a record holds at least one [[hands]] table", line=1, column=1
+            )
+        hands_data = data["hands"]
         if not isinstance(hands_data, list) or not all(isinstance(h, dict) for h in hands_data):
             raise self.fail("hands must be an array of tables ([[hands]])", ("hands",))
+        if not hands_data:
+            raise self.fail("the record has no hands: a record holds at least one [[hands]] table", ("hands",))
         sides = len(variant.sides_for(len(players)))
         hands = tuple(self._hand(h, i, len(players), sides) for i, h in enumerate(hands_data))
         return Record(

@@ -297,6 +297,11 @@ def scores(state: HandState) -> list[SideScore]:
     return score_hand(state)
 
 
+# A hand table that reads (a record holds at least one hand) but is never replayed:
+# for tests about the match's own keys.
+ANY_HAND = "[[hands]]\ndealer = 1\ndealt = []\nactions = []\n"
+
+
 def record(variant_id: str, players: int, hand_tables: Sequence[str], extra: str = "") -> str:
     names = ", ".join(f'"P{i}"' for i in range(1, players + 1))
     head = f'brn = 1\nvariant = "{variant_id}"\nplayers = [{names}]\n{extra}\n'

@@ -9,7 +9,7 @@ from buraco.cards import JOKER, Card
 from buraco.errors import IllegalActionError, NotationError
 from buraco.replay import verify
 
-from .helpers import ALL_IDS, act, build, load_record, record
+from .helpers import ALL_IDS, ANY_HAND, act, build, load_record, record
 
 DECK_SIZES = {
     "abierto": 104,
@@ -192,7 +192,7 @@ def test_player_counts_per_rule_set(variant_id: str, players: int) -> None:
     names = ", ".join(f'"P{i}"' for i in range(players))
     text = f'brn = 1\nvariant = "{variant_id}"\nplayers = [{names}]\n'
     if players in PLAYER_COUNTS[variant_id]:
-        assert len(load_record(variant_id, players, []).players) == players
+        assert len(load_record(variant_id, players, [ANY_HAND]).players) == players
     else:
         with pytest.raises(NotationError, match="is played by") as caught:
             from buraco.notation import loads
@@ -203,25 +203,25 @@ def test_player_counts_per_rule_set(variant_id: str, players: int) -> None:
 
 @pytest.mark.parametrize("variant_id", [v for v in ALL_IDS if 4 in PLAYER_COUNTS[v] and v != "brasil"])
 def test_four_players_play_in_pairs_seats_1_3_and_2_4(variant_id: str) -> None:
-    assert load_record(variant_id, 4, []).sides == ((1, 3), (2, 4))
+    assert load_record(variant_id, 4, [ANY_HAND]).sides == ((1, 3), (2, 4))
     state = build(variant_id, [[], [], [], []]).state()
     assert state.side_of[1:] == [0, 1, 0, 1]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_brasil_players_play_each_for_themself(players: int) -> None:
-    assert load_record("brasil", players, []).sides == tuple((s,) for s in range(1, players + 1))
+    assert load_record("brasil", players, [ANY_HAND]).sides == tuple((s,) for s in range(1, players + 1))
 
 
 def test_teams_other_than_1_3_and_2_4_are_a_notation_error() -> None:
     with pytest.raises(NotationError, match="teams may only be") as caught:
-        load_record("cerrado", 4, [], extra="teams = [[1, 2], [3, 4]]")
+        load_record("cerrado", 4, [ANY_HAND], extra="teams = [[1, 2], [3, 4]]")
     assert caught.value.line == 4
 
 
 def test_teams_in_brasil_are_a_notation_error() -> None:
     with pytest.raises(NotationError, match="has no teams"):
-        load_record("brasil", 4, [], extra="teams = [[1, 3], [2, 4]]")
+        load_record("brasil", 4, [ANY_HAND], extra="teams = [[1, 3], [2, 4]]")
 
 
 @pytest.mark.parametrize(("dealer", "starter"), [(1, 2), (2, 3), (3, 4), (4, 1)])
@@ -281,5 +281,5 @@ def test_text_that_is_not_a_card_is_a_notation_error_with_line_and_column() -> N
 
 def test_unknown_key_is_a_notation_error_but_x_keys_are_kept() -> None:
     with pytest.raises(NotationError, match="unknown key 'colour'"):
-        load_record("cerrado", 2, [], extra='colour = "red"')
-    assert load_record("cerrado", 2, [], extra='x-colour = "red"').extra == (("x-colour", "red"),)
+        load_record("cerrado", 2, [ANY_HAND], extra='colour = "red"')
+    assert load_record("cerrado", 2, [ANY_HAND], extra='x-colour = "red"').extra == (("x-colour", "red"),)

@@ -12,6 +12,7 @@ from buraco.scoring import match_winner
 
 from .helpers import (
     ALL_IDS,
+    ANY_HAND,
     SETS_000,
     WITH_DEAD,
     V,
@@ -277,11 +278,11 @@ TARGETS = {v: 3000 for v in ALL_IDS} | {"burraco": 2005, "burraco-106": 2005}
 
 @pytest.mark.parametrize("variant_id", ALL_IDS)
 def test_match_target_per_rule_set(variant_id: str) -> None:
-    assert load_record(variant_id, 2, []).match_target == TARGETS[variant_id]
+    assert load_record(variant_id, 2, [ANY_HAND]).match_target == TARGETS[variant_id]
 
 
 def test_record_may_set_its_own_target() -> None:
-    assert load_record("cerrado", 2, [], extra="target = 1500").match_target == 1500
+    assert load_record("cerrado", 2, [ANY_HAND], extra="target = 1500").match_target == 1500
 
 
 def test_first_side_at_or_over_the_target_after_a_hand_wins() -> None:
