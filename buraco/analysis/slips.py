@@ -129,15 +129,6 @@ def side_slips(state: HandState, parts: Sequence[SideScore]) -> list[SideSlips]:
     for side, seats in enumerate(state.sides):
         slips: list[Slip] = []
         capacity: Counter[Hashable] = Counter()
-
-        def add(slip_id: str, effect: int, resource: Hashable, times: int = 1) -> None:
-            if effect == 0 or times <= 0:
-                return
-            slip = Slip(slip_id, effect, resource)
-            if slip not in slips:
-                slips.append(slip)
-            capacity[resource] = max(capacity[resource], times)
-
         canastas: Counter[tuple[tuple[str, int], ...]] = Counter()
         for meld in state.melds:
             if meld.side == side:
@@ -148,33 +139,45 @@ def side_slips(state: HandState, parts: Sequence[SideScore]) -> list[SideSlips]:
                     canastas[options] += 1
         for options, count in canastas.items():
             for slip_id, effect in options:
-                add(slip_id, effect, ("canasta", options), count)
+                _add(slips, capacity, slip_id, effect, ("canasta", options), count)
         bonus = variant.going_out_bonus
         if out_side == side:
-            add(GOING_OUT_MISSING, -bonus, "going-out")
+            _add(slips, capacity, GOING_OUT_MISSING, -bonus, "going-out")
         elif out_side is not None:
-            add(GOING_OUT_WRONG_SIDE, bonus, "going-out")
+            _add(slips, capacity, GOING_OUT_WRONG_SIDE, bonus, "going-out")
         values = variant.card_values
         held = [sum(values[c] * n for c, n in enumerate(state.hands[seat]) if n) for seat in seats]
-        add(HAND_NOT_SUBTRACTED, parts[side].hand, "hand")
+        _add(slips, capacity, HAND_NOT_SUBTRACTED, parts[side].hand, "hand")
         if sum(1 for value in held if value) > 1:  # a partnership: one partner's hand left out
             for value in held:
-                add(HAND_NOT_SUBTRACTED, value, "hand")
+                _add(slips, capacity, HAND_NOT_SUBTRACTED, value, "hand")
         charged = _charged(parts[side], variant.penalty_dead_not_taken, variant.penalty_dead_unplayed)
         for index, amount in enumerate(charged):
-            add(PENALTY_MISSED, amount, ("penalty-missed", index))
+            _add(slips, capacity, PENALTY_MISSED, amount, ("penalty-missed", index))
         if variant.has_dead_piles and state.dead_taken[side]:
             uncharged = [variant.penalty_dead_not_taken]
             if not state.dead_unplayed[side]:
                 uncharged.append(variant.penalty_dead_unplayed)
             for index, amount in enumerate(uncharged):
-                add(PENALTY_ADDED, -amount, ("penalty-added", index))
+                _add(slips, capacity, PENALTY_ADDED, -amount, ("penalty-added", index))
         twos, jokers = laid[side]
         if variant.jokers:
-            add(TWO_COUNTED_AS_JOKER, variant.value_joker - variant.value_two, "twos", twos)
-        add(JOKER_COUNTED_AS_TWO, variant.value_two - variant.value_joker, "jokers", jokers)
+            _add(slips, capacity, TWO_COUNTED_AS_JOKER, variant.value_joker - variant.value_two, "twos", twos)
+        _add(slips, capacity, JOKER_COUNTED_AS_TWO, variant.value_two - variant.value_joker, "jokers", jokers)
         result.append(SideSlips(side, tuple(slips), dict(capacity)))
     return result
+
+
+def _add(
+    slips: list[Slip], capacity: Counter[Hashable], slip_id: str, effect: int, resource: Hashable, times: int = 1
+) -> None:
+    """One more slip the side could have made, ``times`` at most (with the others of its resource)."""
+    if effect == 0 or times <= 0:
+        return
+    slip = Slip(slip_id, effect, resource)
+    if slip not in slips:
+        slips.append(slip)
+    capacity[resource] = max(capacity[resource], times)
 
 
 def _canasta_options(
