@@ -484,6 +484,8 @@ def _why_unscored(valid: bool, error: BuracoError | None) -> str:
         return "it is unfinished"
     if error is not None and error.ply is not None:
         return f"it has an illegal action at ply {error.ply}"
+    if error is not None:
+        return error.message  # a broken deal, or a hand after an unfinished one
     return "it is not a legal hand"
 
 

@@ -541,3 +541,14 @@ def test_analyze_reports_scoring_mistakes_in_hand_order() -> None:
     assert all(f.ply is None and f.seat is None for f in found)
     big = analyze(record, min_points=10_000)
     assert [f for f in big if f.kind == SCORING_MISTAKE and f.points is not None] == []
+
+
+def test_it_cannot_score_a_claim_on_a_hand_after_an_unfinished_one() -> None:
+    record = claiming(two_hands(), {}, totals=True)
+    first = record.hands[0]
+    cut = replace(first, actions=first.actions[:6], parsed=first.parsed[:6], written=first.written[:6])
+    found = findings_of(replace(record, hands=(cut, record.hands[1])))
+    assert [(f.hand, f.side, f.cause) for f in found] == [
+        (1, 1, "hand-not-scorable"), (1, 2, "hand-not-scorable"), (2, 1, "hand-not-scorable"), (2, 2, "hand-not-scorable")
+    ]
+    assert "follows hand 1, which is unfinished" in found[2].message
