@@ -282,7 +282,7 @@ def render_table(state: HandState, players: Sequence[str]) -> str:
     for seat in range(1, state.players + 1):
         lines.append(f"p{seat} {players[seat - 1]} ({state.hand_sizes[seat]}): {' '.join(data['hands'][str(seat)])}")
     for side, seats in enumerate(state.sides):
-        melds = [m for m in data["melds"] if m["side"] == side]
+        melds = [m for m in data["melds"] if m["side"] == side + 1]
         who = "+".join(f"p{s}" for s in seats)
         lines.append(f"side {side + 1} ({who}), melded {data['running'][side]['melded']}:")
         for meld in melds:
