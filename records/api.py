@@ -12,7 +12,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import exceptions, parsers, serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -65,6 +71,7 @@ class RawRecordParser(parsers.BaseParser):
 
 class MatchSummarySerializer(serializers.ModelSerializer[Match]):
     owner = serializers.CharField(source="owner.username", read_only=True)
+    status = serializers.ChoiceField(choices=Match.Status.choices, read_only=True)
 
     class Meta:
         model = Match
@@ -91,7 +98,9 @@ class HandSummarySerializer(serializers.Serializer[Any]):
 class MatchDetailSerializer(MatchSummarySerializer):
     hands = serializers.SerializerMethodField()
     metadata = serializers.JSONField()
-    error = serializers.JSONField()
+    error = serializers.SerializerMethodField(
+        help_text="the first illegal action; while the match is failed, why its verification could not finish"
+    )
     share_token = serializers.SerializerMethodField()
 
     class Meta(MatchSummarySerializer.Meta):
@@ -103,6 +112,10 @@ class MatchDetailSerializer(MatchSummarySerializer):
             hand.action_count = len(hand.actions)  # type: ignore[attr-defined]
             hands.append(HandSummarySerializer(hand).data)
         return hands
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_error(self, match: Match) -> dict[str, Any] | None:
+        return selectors.match_failure(match=match) or match.error
 
     def get_share_token(self, match: Match) -> str | None:
         request = self.context.get("request")
@@ -167,7 +180,7 @@ ERROR_RESPONSE = inline_serializer(
 # --- helpers -------------------------------------------------------------------------
 
 
-def _readable(request: Request, match_id: int) -> Match:
+def readable_match(request: Request, match_id: int) -> Match:
     match = selectors.match_for_reader(user=request.user, match_id=match_id, share=request.query_params.get("share"))
     if match is None:
         raise exceptions.NotFound(f"no match {match_id} that you may read")
@@ -175,13 +188,13 @@ def _readable(request: Request, match_id: int) -> Match:
 
 
 def _owned(request: Request, match_id: int) -> Match:
-    match = _readable(request, match_id)
+    match = readable_match(request, match_id)
     if not request.user.is_authenticated or match.owner_id != request.user.pk:
         raise exceptions.PermissionDenied("only the match's owner may do this")
     return match
 
 
-def _hand_number(match: Match, number: int) -> int:
+def hand_number(match: Match, number: int) -> int:
     if not 1 <= number <= match.hand_count:
         raise exceptions.NotFound(f"match {match.pk} has hands 1 to {match.hand_count}")
     return number
@@ -240,8 +253,9 @@ class MatchListApi(APIView):
             owner=cast(User, request.user), files=files, visibility=visibility,
             label=str(fields.get("label") or "")[:200],
         )
+        statuses = selectors.match_statuses(match_ids=[m.pk for m in result.matches])
         items = [
-            {"id": m.pk, "status": m.status, "duplicate": not new, "file": m.filename}
+            {"id": m.pk, "status": statuses[m.pk], "duplicate": not new, "file": m.filename}
             for m, new in zip(result.matches, result.created)
         ]
         if result.batch is None:
@@ -277,7 +291,7 @@ class MatchDetailApi(APIView):
     @extend_schema(summary="One match, with its hands' verdicts", parameters=[SHARE_PARAMETER],
                    responses={200: MatchDetailSerializer, 404: ERROR_RESPONSE})
     def get(self, request: Request, match_id: int) -> Response:
-        match = _readable(request, match_id)
+        match = readable_match(request, match_id)
         return Response(MatchDetailSerializer(match, context={"request": request}).data)
 
     @extend_schema(summary="Delete a match (owner only)", responses={204: None, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE})
@@ -294,14 +308,14 @@ class MatchReportApi(APIView):
         responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE},
     )
     def get(self, request: Request, match_id: int) -> Response:
-        match = _readable(request, match_id)
+        match = readable_match(request, match_id)
         return Response(
             {
                 "id": match.pk,
-                "status": match.status,
+                "status": match.status,  # type: ignore[attr-defined]
                 "engine_version": match.engine_version or None,
                 "verified_at": match.verified_at,
-                "report": match.report,
+                "report": selectors.match_report(match=match),
             }
         )
 
@@ -310,7 +324,7 @@ class MatchBrnApi(APIView):
     @extend_schema(summary="The record in canonical BRN (TOML)", parameters=[SHARE_PARAMETER],
                    responses={(200, "application/toml"): OpenApiTypes.STR, 404: ERROR_RESPONSE})
     def get(self, request: Request, match_id: int) -> HttpResponse:
-        match = _readable(request, match_id)
+        match = readable_match(request, match_id)
         text = selectors.match_canonical_brn(match=match)
         response = HttpResponse(text, content_type="application/toml; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.brn"'
@@ -325,8 +339,8 @@ class HandTimelineApi(APIView):
         responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE},
     )
     def get(self, request: Request, match_id: int, number: int) -> Response:
-        match = _readable(request, match_id)
-        index = _hand_number(match, number) - 1
+        match = readable_match(request, match_id)
+        index = hand_number(match, number) - 1
         record = selectors.match_record(match=match)
         states: list[dict[str, Any]] = []
         error = None
@@ -342,8 +356,8 @@ class HandStateApi(APIView):
     @extend_schema(summary="The table after a number of actions", parameters=[SHARE_PARAMETER],
                    responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE})
     def get(self, request: Request, match_id: int, number: int, ply: int) -> Response:
-        match = _readable(request, match_id)
-        index = _hand_number(match, number) - 1
+        match = readable_match(request, match_id)
+        index = hand_number(match, number) - 1
         record = selectors.match_record(match=match)
         if not 0 <= ply <= len(record.hands[index].parsed):
             raise exceptions.NotFound(f"hand {number} has plies 0 to {len(record.hands[index].parsed)}")

@@ -1,4 +1,10 @@
-"""Stored records: a match as uploaded (byte for byte), its hands, and their verdicts.
+"""Stored records: a match as uploaded (byte for byte), its hands, their verdicts, and jobs.
+
+A match's verdict is stored once: each hand's on its :class:`Hand` row, the match's
+summary on :class:`Match`. The work done on a match (verifying it, analysing it) is a
+:class:`Job` row of its own, with the claim, lease, attempts and status of that job.
+A match's ``status`` (pending, verifying, verified, invalid, failed) is read from its
+verify job and its verdict: ``Match.objects.with_status()``.
 
 Writes go through :mod:`records.services`, reads through :mod:`records.selectors`.
 """
@@ -9,6 +15,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Case, FilteredRelation, Q, Value, When
 
 
 class Batch(models.Model):
@@ -27,8 +34,33 @@ class Batch(models.Model):
         return f"batch {self.pk} of {self.owner} ({self.total} records)"
 
 
+class MatchQuerySet(models.QuerySet["Match"]):
+    def with_status(self) -> MatchQuerySet:
+        """Annotate ``status``: the verify job's state while it is pending, running or failed,
+        else the verdict (verified or invalid).
+
+        (django-stubs does not see this annotation: lookups of ``status`` carry
+        ``type: ignore[misc]``.)
+        """
+        job = "verify_job__status"
+        return self.annotate(
+            verify_job=FilteredRelation("jobs", condition=Q(jobs__kind=Job.Kind.VERIFY)),
+            status=Case(
+                When(**{job: Job.Status.PENDING}, then=Value(Match.Status.PENDING)),
+                When(**{job: Job.Status.RUNNING}, then=Value(Match.Status.VERIFYING)),
+                When(**{job: Job.Status.FAILED}, then=Value(Match.Status.FAILED)),
+                When(valid=True, then=Value(Match.Status.VERIFIED)),
+                When(valid=False, then=Value(Match.Status.INVALID)),
+                default=Value(Match.Status.PENDING),
+                output_field=models.CharField(),
+            ),
+        )
+
+
 class Match(models.Model):
     class Status(models.TextChoices):
+        """What the API and pages say about a match (annotated by ``with_status()``, not stored)."""
+
         PENDING = "pending"
         VERIFYING = "verifying"
         VERIFIED = "verified"
@@ -55,39 +87,78 @@ class Match(models.Model):
     metadata = models.JSONField(default=dict)
     hand_count = models.PositiveIntegerField(default=0)
     played_on = models.DateField(null=True, blank=True)
-
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
-    queue = models.CharField(max_length=20, default="interactive")
-    engine_version = models.CharField(max_length=20, blank=True)
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    enqueued_at = models.DateTimeField(null=True, blank=True)
+
+    # The verdict's summary (each hand's verdict is on its Hand row); null until verified.
+    engine_version = models.CharField(max_length=20, blank=True)
     verified_at = models.DateTimeField(null=True, blank=True)
     valid = models.BooleanField(null=True)
     scores_match = models.BooleanField(null=True)
-    error = models.JSONField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True)  # the first illegal action
     totals = models.JSONField(null=True, blank=True)
     winner = models.JSONField(null=True, blank=True)
-    report = models.JSONField(null=True, blank=True)
+    sides = models.JSONField(null=True, blank=True)  # the seats of each side, 1-based
+
+    objects = MatchQuerySet.as_manager()  # .with_status() annotates each match's status
 
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["owner", "sha256"], name="one_match_per_upload_per_owner"),
         ]
-        indexes = [
-            models.Index(fields=["owner", "status"]),
-            models.Index(fields=["status", "enqueued_at"]),
-        ]
         verbose_name_plural = "matches"
 
     def __str__(self) -> str:
-        return f"{self.variant} match {self.pk} ({self.status})"
+        return f"{self.variant} match {self.pk}"
 
     @staticmethod
     def new_share_token() -> str:
         return secrets.token_urlsafe(32)
+
+    def job(self, kind: str) -> Job | None:
+        """This match's job of ``kind`` (from ``prefetch_related("jobs")`` when prefetched)."""
+        return next((job for job in self.jobs.all() if job.kind == kind), None)
+
+
+class Job(models.Model):
+    """One kind of work on one match, claimed atomically by one worker at a time.
+
+    ``claimed_at`` is the lease: a running job whose worker died is claimable again
+    once the lease runs out. ``version`` is the engine or analysis version of the run
+    that finished it.
+    """
+
+    class Kind(models.TextChoices):
+        VERIFY = "verify"
+        ANALYZE = "analyze"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="jobs")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    queue = models.CharField(max_length=20, default="interactive")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.JSONField(null=True, blank=True)  # why it failed: {"kind": "failed", "message": ...}
+    version = models.CharField(max_length=20, blank=True)
+
+    class Meta:
+        ordering = ["match", "kind"]
+        constraints = [models.UniqueConstraint(fields=["match", "kind"], name="one_job_per_kind_per_match")]
+        indexes = [
+            models.Index(fields=["status", "queue", "enqueued_at"], name="job_waiting_per_queue"),
+            models.Index(fields=["kind", "status"], name="job_kind_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} job of match {self.match_id} ({self.status})"
 
 
 class Hand(models.Model):
@@ -105,6 +176,7 @@ class Hand(models.Model):
     mismatches = models.JSONField(default=list, blank=True)
     ended_by = models.CharField(max_length=10, blank=True)
     out_by = models.PositiveSmallIntegerField(null=True, blank=True)
+    plies = models.PositiveIntegerField(null=True, blank=True)  # actions replayed (to the first illegal one)
 
     class Meta:
         ordering = ["match", "number"]

@@ -1,4 +1,4 @@
-"""Reads: who may see what, filtered lists, replay states, queue status."""
+"""Reads: who may see what, filtered lists, the verification report, replay states, queue status."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from buraco.notation import Record, dumps, loads
 from buraco.replay import canonical, timeline
 from buraco_site.celery import app as celery_app
 
-from .models import Batch, Hand, Match
+from .models import Batch, Hand, Job, Match, MatchQuerySet
 
 
-def visible_matches(*, user: User | AnonymousUser) -> QuerySet[Match]:
+def visible_matches(*, user: User | AnonymousUser) -> MatchQuerySet:
     """Own matches, matches shared with the user, and public ones."""
     public = Q(visibility=Match.Visibility.PUBLIC)
     if not user.is_authenticated:
@@ -26,8 +26,11 @@ def visible_matches(*, user: User | AnonymousUser) -> QuerySet[Match]:
 
 
 def match_for_reader(*, user: User | AnonymousUser, match_id: int, share: str | None) -> Match | None:
-    """The match if this reader may see it: visible to the user, or opened by its share link."""
-    match = Match.objects.filter(pk=match_id).first()
+    """The match if this reader may see it: visible to the user, or opened by its share link.
+
+    It comes with its ``status`` and its jobs (``match.job(kind)``).
+    """
+    match = Match.objects.with_status().prefetch_related("jobs").filter(pk=match_id).first()
     if match is None:
         return None
     if share and match.share_token and _same(share, match.share_token):
@@ -55,14 +58,15 @@ def match_list(
     played_from: dt.date | None = None,
     played_to: dt.date | None = None,
     batch: int | None = None,
-) -> QuerySet[Match]:
+) -> MatchQuerySet:
     matches = Match.objects.filter(owner=user) if mine and user.is_authenticated else visible_matches(user=user)
     if variant:
         matches = matches.filter(variant=variant)
     if player:
         matches = matches.filter(player_names__icontains=player.lower())
+    matches = matches.with_status()
     if status:
-        matches = matches.filter(status=status)
+        matches = matches.filter(status=status)  # type: ignore[misc]
     if date_from:
         matches = matches.filter(created_at__date__gte=date_from)
     if date_to:
@@ -73,7 +77,51 @@ def match_list(
         matches = matches.filter(played_on__lte=played_to)
     if batch:
         matches = matches.filter(batch_id=batch)
-    return matches.defer("source", "report").select_related("owner")
+    return matches.defer("source").select_related("owner").prefetch_related("jobs")
+
+
+def match_statuses(*, match_ids: list[int]) -> dict[int, str]:
+    """Each match's status, by id."""
+    return dict(Match.objects.with_status().filter(pk__in=match_ids).values_list("pk", "status"))  # type: ignore[misc]
+
+
+def match_failure(*, match: Match) -> dict[str, Any] | None:
+    """Why the match's verification could not finish, while it stands failed."""
+    job = match.job(Job.Kind.VERIFY)
+    return job.error if job is not None and job.status == Job.Status.FAILED else None
+
+
+def match_report(*, match: Match) -> dict[str, Any] | None:
+    """The verification report, as ``buraco.replay.MatchReport.as_dict()`` gives it, built
+    from the stored verdict (the match's summary and its hands' rows); None until verified."""
+    if match.valid is None:
+        return None
+    hands = [
+        {
+            "hand": hand.number,
+            "valid": hand.valid,
+            "finished": hand.finished,
+            "scores": hand.scores,
+            "parts": hand.parts,
+            "claimed": hand.claimed,
+            "mismatches": hand.mismatches,
+            "ended_by": hand.ended_by or None,
+            "out_by": hand.out_by,
+            "plies": hand.plies if hand.plies is not None else 0,
+            "error": hand.error,
+        }
+        for hand in match.hands.all()
+    ]
+    return {
+        "variant": match.variant,
+        "valid": match.valid,
+        "scores_match": match.scores_match,
+        "error": match.error,
+        "sides": match.sides or [],
+        "hands": hands,
+        "totals": match.totals,
+        "winner": match.winner,
+    }
 
 
 def match_record(*, match: Match) -> Record:
@@ -90,9 +138,15 @@ def hand_timeline(*, match: Match, number: int) -> list[dict[str, Any]]:
     return timeline(record, number - 1)
 
 
+def status_counts(*, matches: MatchQuerySet) -> dict[str, int]:
+    """How many of these matches stand in each status."""
+    by_status = matches.with_status().order_by().values("status").annotate(n=Count("id"))  # type: ignore[misc]
+    return {row["status"]: row["n"] for row in by_status}
+
+
 def batch_progress(*, batch: Batch) -> dict[str, Any]:
     """Counted from the batch's matches as they are now (a deleted match leaves the count)."""
-    counts = dict(batch.matches.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    counts = status_counts(matches=batch.matches.all())
     total = sum(counts.values())
     done = counts.get(Match.Status.VERIFIED, 0) + counts.get(Match.Status.INVALID, 0)
     failed = counts.get(Match.Status.FAILED, 0)
@@ -111,10 +165,11 @@ def batch_progress(*, batch: Batch) -> dict[str, Any]:
 
 
 def queue_status() -> dict[str, Any]:
-    """Depth of each queue and the oldest job still waiting."""
+    """Depth of each queue (jobs of every kind) and the oldest job still waiting."""
     queues: dict[str, Any] = {}
     pending = (
-        Match.objects.filter(status__in=[Match.Status.PENDING, Match.Status.VERIFYING])
+        Job.objects.filter(status__in=[Job.Status.PENDING, Job.Status.RUNNING])
+        .order_by()
         .values("queue")
         .annotate(n=Count("id"), oldest=Min("enqueued_at"))
     )
@@ -138,7 +193,14 @@ def queue_status() -> dict[str, Any]:
         "queues": queues,
         "oldest_waiting_enqueued_at": oldest_overall,
         "oldest_waiting_age_seconds": round((now - oldest_overall).total_seconds(), 1) if oldest_overall else None,
-        "counts": dict(Match.objects.values_list("status").annotate(n=Count("id")).values_list("status", "n")),
+        "counts": status_counts(matches=Match.objects.all()),
+        "jobs": {
+            kind: dict(
+                Job.objects.filter(kind=kind).order_by().values_list("status").annotate(n=Count("id"))
+                .values_list("status", "n")
+            )
+            for kind in Job.Kind.values
+        },
     }
 
 

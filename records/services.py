@@ -1,7 +1,11 @@
-"""Writes: storing uploads, verifying matches, re-queueing. Keyword-only, typed.
+"""Writes: storing uploads, jobs (claim, release, fail, finish, requeue), verifying matches.
+Keyword-only, typed.
 
 Reading an upload never half-writes: every file of an upload is parsed first,
 and only if all are readable BRN is anything stored, in one transaction.
+
+Every kind of job (verify here, analyze in :mod:`analysis`) is a :class:`~records.models.Job`
+row claimed by the one :func:`job_claim`, so that two workers never do one job twice.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 import buraco
@@ -25,10 +29,10 @@ from buraco.errors import NotationError
 from buraco.notation import Record, loads
 from buraco.replay import MatchReport, verify
 
-from .models import Batch, Hand, Match
+from .models import Batch, Hand, Job, Match
 
 ENGINE_VERSION = buraco.__version__
-CLAIM_LEASE = dt.timedelta(minutes=5)  # longer than the task's hard time limit
+CLAIM_LEASE = dt.timedelta(minutes=5)  # longer than any job task's hard time limit
 
 
 class UploadError(Exception):
@@ -145,12 +149,15 @@ def upload_create(
             batch.total = sum(created)
             batch.save(update_fields=["total"])
         to_queue = [m.pk for m, new in zip(matches, created) if new]
-        retry = [m.pk for m, new in zip(matches, created) if not new and m.status == Match.Status.FAILED]
+        # An upload that repeats a match whose verification failed retries it.
+        old = [m.pk for m, new in zip(matches, created) if not new]
+        retry = list(
+            Job.objects.filter(match_id__in=old, kind=Job.Kind.VERIFY, status=Job.Status.FAILED)
+            .values_list("match_id", flat=True)
+        )
         if retry:
-            Match.objects.filter(pk__in=retry, status=Match.Status.FAILED).update(
-                status=Match.Status.PENDING, queue=queue, enqueued_at=timezone.now(), claimed_at=None, error=None
-            )
-        transaction.on_commit(lambda: enqueue(match_ids=[*to_queue, *retry], queue=queue))
+            jobs_requeue(match_ids=retry, kind=Job.Kind.VERIFY, queue=queue, send=False)
+        transaction.on_commit(lambda: jobs_send(match_ids=[*to_queue, *retry], kind=Job.Kind.VERIFY, queue=queue))
     return UploadResult(matches, created, batch)
 
 
@@ -161,29 +168,29 @@ def _match_store(
     existing = Match.objects.filter(owner=owner, sha256=digest).first()
     if existing is not None:
         return existing, False
-    metadata = _json_safe(dict(record.metadata))
+    metadata = json_safe(dict(record.metadata))
     match = Match(
         owner=owner,
         batch=batch,
         visibility=visibility,
-        filename=_json_safe(upload.name[:255]),
+        filename=json_safe(upload.name[:255]),
         source=upload.content,
         source_format=record.source_format,
         sha256=digest,
         variant=record.variant,
-        players=_json_safe(list(record.players)),
-        player_names=_json_safe("\n".join(p.lower() for p in record.players)),
+        players=json_safe(list(record.players)),
+        player_names=json_safe("\n".join(p.lower() for p in record.players)),
         metadata={**metadata, **({"target": record.target} if record.target is not None else {})},
         hand_count=len(record.hands),
         played_on=_date_of(metadata.get("date")),
-        queue=queue,
-        enqueued_at=timezone.now(),
     )
     try:
         with transaction.atomic():
             match.save()
     except IntegrityError:  # the same upload, stored meanwhile by a concurrent request
         return Match.objects.get(owner=owner, sha256=digest), False
+    # Every stored match has its verify job from the start; it is sent once the upload commits.
+    Job.objects.create(match=match, kind=Job.Kind.VERIFY, queue=queue, enqueued_at=timezone.now())
     Hand.objects.bulk_create(
         Hand(
             match=match,
@@ -198,15 +205,15 @@ def _match_store(
     return match, True
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
     """PostgreSQL text and jsonb cannot hold NUL: stored copies show U+FFFD instead
     (the upload itself is kept byte for byte)."""
     if isinstance(value, str):
         return value.replace("\x00", "\ufffd")
     if isinstance(value, list):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     if isinstance(value, dict):
-        return {_json_safe(k): _json_safe(v) for k, v in value.items()}
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
     return value
 
 
@@ -241,38 +248,101 @@ def _claimed(hand: Any) -> dict[str, Any] | None:
     return claimed
 
 
-def enqueue(*, match_ids: Sequence[int], queue: str) -> None:
-    """Send verification jobs; called after the storing transaction commits."""
-    from .tasks import verify_match
+# --- jobs: one claim, release, fail and finish for every kind -------------------------
 
+
+def _job_task(kind: str) -> Any:
+    """The Celery task that runs jobs of ``kind`` (imported here: tasks import services)."""
+    if kind == Job.Kind.VERIFY:
+        from .tasks import verify_match
+
+        return verify_match
+    raise ValueError(f"no task runs {kind!r} jobs")
+
+
+def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str) -> None:
+    """Send the jobs' messages to ``queue``; called after the transaction that queued them commits."""
+    task = _job_task(kind)
     for match_id in match_ids:
-        verify_match.apply_async(args=(match_id,), queue=queue)
+        task.apply_async(args=(match_id,), queue=queue)
 
 
-def match_claim(*, match_id: int) -> bool:
-    """Take the job atomically: one worker only, unless an earlier claim went stale."""
+def enqueue(*, match_ids: Sequence[int], queue: str) -> None:
+    """Send verification jobs (the matches' jobs are pending already)."""
+    jobs_send(match_ids=match_ids, kind=Job.Kind.VERIFY, queue=queue)
+
+
+def jobs_requeue(*, match_ids: Sequence[int], kind: str, queue: str, send: bool = True) -> None:
+    """Make the matches' jobs of ``kind`` pending on ``queue`` (creating missing ones) and,
+    with ``send``, send them once the current transaction commits.
+
+    A job running meanwhile is made pending too: its worker's finish then changes nothing
+    and the job runs again on what is stored now.
+    """
+    if not match_ids:
+        return
     now = timezone.now()
-    claimable = Q(status=Match.Status.PENDING) | Q(status=Match.Status.VERIFYING, claimed_at__lt=now - CLAIM_LEASE)
-    claimed = Match.objects.filter(claimable, pk=match_id).update(
-        status=Match.Status.VERIFYING, claimed_at=now, attempts=F("attempts") + 1
+    Job.objects.bulk_create(
+        [Job(match_id=match_id, kind=kind, queue=queue, enqueued_at=now) for match_id in match_ids],
+        update_conflicts=True,
+        unique_fields=["match", "kind"],
+        update_fields=["status", "queue", "enqueued_at", "claimed_at", "error"],
+    )
+    if send:
+        ids = list(match_ids)
+        transaction.on_commit(lambda: jobs_send(match_ids=ids, kind=kind, queue=queue))
+
+
+def job_claim(*, match_id: int, kind: str) -> bool:
+    """Take a match's job of ``kind`` atomically: one worker only, unless an earlier claim's
+    lease ran out (its worker died). Every kind of job is claimed here."""
+    now = timezone.now()
+    claimable = Q(status=Job.Status.PENDING) | Q(status=Job.Status.RUNNING, claimed_at__lt=now - CLAIM_LEASE)
+    claimed = Job.objects.filter(claimable, match_id=match_id, kind=kind).update(
+        status=Job.Status.RUNNING, claimed_at=now, attempts=F("attempts") + 1
     )
     return claimed == 1
 
 
+def job_finish(*, match_id: int, kind: str, version: str) -> None:
+    """Mark a running job done; called in the transaction that stores its result."""
+    Job.objects.filter(match_id=match_id, kind=kind, status=Job.Status.RUNNING).update(
+        status=Job.Status.DONE, finished_at=timezone.now(), error=None, version=version
+    )
+
+
+def job_release(*, match_id: int, kind: str) -> None:
+    """Give a claimed job back so that a retry can claim it again."""
+    Job.objects.filter(match_id=match_id, kind=kind, status=Job.Status.RUNNING).update(
+        status=Job.Status.PENDING, claimed_at=None
+    )
+
+
+def job_fail(*, match_id: int, kind: str, reason: str) -> None:
+    """A job that cannot finish (time limit, retries used up, a bug) is marked, not lost."""
+    Job.objects.filter(match_id=match_id, kind=kind, status=Job.Status.RUNNING).update(
+        status=Job.Status.FAILED, finished_at=timezone.now(), error={"kind": "failed", "message": reason}
+    )
+
+
+# --- verification ----------------------------------------------------------------------
+
+
 def match_verify(*, match_id: int) -> str:
     """Replay one stored match with the engine and store its verdict. Idempotent."""
-    if not match_claim(match_id=match_id):
+    if not job_claim(match_id=match_id, kind=Job.Kind.VERIFY):
         return "skipped"
     match = Match.objects.get(pk=match_id)
     record = loads(bytes(match.source))
     report = verify(record)
-    _store_report(match, report)
-    return match.status
+    _store_verdict(match, report)
+    return Match.Status.VERIFIED if report.valid else Match.Status.INVALID
 
 
 @transaction.atomic
-def _store_report(match: Match, report: MatchReport) -> None:
-    data = _json_safe(report.as_dict())
+def _store_verdict(match: Match, report: MatchReport) -> None:
+    """Each hand's verdict on its row, the match's summary on the match, the job done: all
+    or nothing."""
     # One plain UPDATE per hand: bulk_update builds CASE expressions in Python, which
     # cost more than the engine's own replay (bench/ingest.py profile).
     hand_ids = dict(Hand.objects.filter(match=match).values_list("number", "pk"))
@@ -283,54 +353,41 @@ def _store_report(match: Match, report: MatchReport) -> None:
         Hand.objects.filter(pk=hand_id).update(
             valid=hand_report.valid,
             finished=hand_report.finished,
-            error=_json_safe(hand_report.error.as_dict()) if hand_report.error else None,
+            error=json_safe(hand_report.error.as_dict()) if hand_report.error else None,
             scores=hand_report.scores,
             parts=[p.as_dict() for p in hand_report.parts] if hand_report.parts is not None else None,
-            mismatches=_json_safe(hand_report.mismatches),
+            mismatches=json_safe(hand_report.mismatches),
             ended_by=hand_report.ended_by or "",
             out_by=hand_report.out_by,
+            plies=hand_report.plies,
         )
-    match.status = Match.Status.VERIFIED if report.valid else Match.Status.INVALID
+    summary = json_safe({"error": report.as_dict()["error"], "winner": report.winner_dict()})
     match.valid = report.valid
     match.scores_match = report.scores_match
-    match.error = data["error"]
+    match.error = summary["error"]
     match.totals = report.totals
-    match.winner = data["winner"]
-    match.report = data
+    match.winner = summary["winner"]
+    match.sides = [list(seats) for seats in report.sides]
     match.engine_version = ENGINE_VERSION
     match.verified_at = timezone.now()
     match.save(update_fields=[
-        "status", "valid", "scores_match", "error", "totals", "winner", "report", "engine_version", "verified_at",
+        "valid", "scores_match", "error", "totals", "winner", "sides", "engine_version", "verified_at",
     ])
-
-
-def match_release(*, match_id: int) -> None:
-    """Give a claimed job back so that a retry can claim it again."""
-    Match.objects.filter(pk=match_id, status=Match.Status.VERIFYING).update(
-        status=Match.Status.PENDING, claimed_at=None
-    )
-
-
-def match_fail(*, match_id: int, reason: str) -> None:
-    """A job that cannot finish (time limit, retries used up) is marked, not lost."""
-    Match.objects.filter(pk=match_id, status=Match.Status.VERIFYING).update(
-        status=Match.Status.FAILED, error={"kind": "failed", "message": reason}
-    )
+    job_finish(match_id=match.pk, kind=Job.Kind.VERIFY, version=ENGINE_VERSION)
 
 
 def matches_requeue_outdated(*, queue: str = "reverify", include_failed: bool = True) -> int:
     """Queue again every match verified by another engine version (and failed ones)."""
-    outdated = Q(status__in=[Match.Status.VERIFIED, Match.Status.INVALID]) & ~Q(engine_version=ENGINE_VERSION)
+    verify_jobs = Job.objects.filter(match=OuterRef("pk"), kind=Job.Kind.VERIFY)
+    done = Exists(verify_jobs.filter(status=Job.Status.DONE))
+    outdated = Q(done, valid__isnull=False) & ~Q(engine_version=ENGINE_VERSION)
     if include_failed:
-        outdated |= Q(status=Match.Status.FAILED)
+        outdated |= Q(Exists(verify_jobs.filter(status=Job.Status.FAILED)))
     ids = list(Match.objects.filter(outdated).values_list("pk", flat=True))
     if not ids:
         return 0
     with transaction.atomic():
-        Match.objects.filter(pk__in=ids).update(
-            status=Match.Status.PENDING, queue=queue, enqueued_at=timezone.now(), claimed_at=None
-        )
-        transaction.on_commit(lambda: enqueue(match_ids=ids, queue=queue))
+        jobs_requeue(match_ids=ids, kind=Job.Kind.VERIFY, queue=queue)
     return len(ids)
 
 

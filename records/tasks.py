@@ -1,44 +1,68 @@
-"""Thin Celery tasks: they take ids and call one service."""
+"""Thin Celery tasks: they take ids and call one service.
+
+Every kind of job runs the same way (:func:`run_job`): the service claims the job, a
+transient database error hands it back for Celery's retry, anything else marks it failed.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError, OperationalError
 
 from . import services
+from .models import Job
 
 logger = logging.getLogger(__name__)
 
+# The options of every job task: late acks (a job whose worker dies is delivered again),
+# time limits below the claim's lease, retries on transient database errors.
+JOB_TASK_OPTIONS = {
+    "bind": True,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "soft_time_limit": 120,
+    "time_limit": 150,
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": True,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=120,
-    time_limit=150,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=True,
-    retry_backoff_max=60,
-    max_retries=5,
-)
-def verify_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
-    """Replay one match and store its verdict (idempotent: a redelivered job is skipped)."""
+
+def run_job(*, kind: str, match_id: int, work: Callable[[], str], last_try: bool = False) -> str:
+    """Run one job's service; never leave the job running when it cannot finish.
+
+    ``last_try``: Celery will not retry again, so a transient error fails the job too.
+    """
     try:
-        return services.match_verify(match_id=match_id)
+        return work()
     except SoftTimeLimitExceeded:
-        services.match_fail(match_id=match_id, reason="verification ran past its time limit")
+        services.job_fail(match_id=match_id, kind=kind, reason=f"the {kind} job ran past its time limit")
         return "failed"
-    except (OperationalError, InterfaceError):
+    except (OperationalError, InterfaceError) as error:
         # Transient: hand the job back (if the database lets us) and let Celery retry it.
         try:
-            services.match_release(match_id=match_id)
+            if last_try:
+                services.job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
+            else:
+                services.job_release(match_id=match_id, kind=kind)
         except DatabaseError:
             pass  # the claim's lease runs out instead
         raise
-    except Exception as error:  # a bug must not leave the match "verifying" forever
-        logger.exception("verifying match %s failed", match_id)
-        services.match_fail(match_id=match_id, reason=f"{type(error).__name__}: {error}")
+    except Exception as error:  # a bug must not leave the job running forever
+        logger.exception("the %s job of match %s failed", kind, match_id)
+        services.job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
         return "failed"
+
+
+@shared_task(**JOB_TASK_OPTIONS)
+def verify_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
+    """Replay one match and store its verdict (idempotent: a redelivered job is skipped)."""
+    return run_job(
+        kind=Job.Kind.VERIFY, match_id=match_id, work=lambda: services.match_verify(match_id=match_id),
+        last_try=self.request.retries >= self.max_retries,
+    )

@@ -88,11 +88,16 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         error = hand.error or {}
         line = error.get("line")
         hand.error_line = source_lines[line - 1] if line and 0 < line <= len(source_lines) else None  # type: ignore[attr-defined]
-    sides = (match.report or {}).get("sides") or []
     return render(
         request,
         "records/match_detail.html",
-        {"match": match, "hands": hands, "sides": sides, "is_owner": request.user.pk == match.owner_id},
+        {
+            "match": match,
+            "hands": hands,
+            "sides": match.sides or [],
+            "is_owner": request.user.pk == match.owner_id,
+            "failure": selectors.match_failure(match=match),
+        },
     )
 
 
@@ -102,5 +107,5 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     if batch is None:
         raise Http404("no such batch of yours")
     progress = selectors.batch_progress(batch=batch)
-    matches = batch.matches.defer("source", "report").order_by("id")[:200]
+    matches = batch.matches.with_status().defer("source").order_by("id")[:200]
     return render(request, "records/batch_detail.html", {"batch": batch, "progress": progress, "matches": matches})

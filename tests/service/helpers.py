@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import io
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from buraco.notation import dumps, loads
 
 from .conftest import record_text
+
+T = TypeVar("T")
 
 
 def named(content: str | bytes, name: str) -> io.BytesIO:
@@ -116,3 +120,57 @@ def upload_one(upload: Any, client: Any, text: str | bytes, name: str = "match.b
 def fast_passwords(settings: Any) -> None:
     """Cheap password hashing for the personas (the default hasher takes most of a test's time)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def status_of(match_id: int) -> str:
+    """A match's status as the API reports it (from its verify job and its verdict)."""
+    from records.models import Match
+
+    return str(Match.objects.with_status().get(pk=match_id).status)
+
+
+def job_of(match_id: int, kind: str = "verify") -> Any:
+    """A match's job of one kind."""
+    from records.models import Job
+
+    return Job.objects.get(match_id=match_id, kind=kind)
+
+
+def stored_match(owner: Any, text: str | None = None, source: bytes | None = None) -> Any:
+    """A pending match (with its pending verify job) stored without sending the job: the
+    test runs the job itself. ``source``: bytes stored as they are, even unreadable ones."""
+    from records import services
+    from records.models import Job, Match
+
+    content = source if source is not None else (text or record_text()).encode()
+    upload = services.UploadedFile("m.brn", content)
+    if source is None:
+        record = services.parse_uploads([upload])[0][1]
+        match, _ = services._match_store(owner=owner, upload=upload, record=record, batch=None,
+                                         visibility="private", queue="interactive")
+        return match
+    match = Match.objects.create(owner=owner, source=content, sha256="x" * 64, variant="cerrado", players=["a", "b"])
+    Job.objects.create(match=match, kind=Job.Kind.VERIFY, queue="interactive")
+    return match
+
+
+def at_once(count: int, work: Callable[[], T]) -> list[T]:
+    """Run ``work`` in ``count`` threads released together; each closes its own connection."""
+    from django.db import connection
+
+    barrier = threading.Barrier(count)
+    results: list[T] = []
+
+    def run() -> None:
+        barrier.wait()
+        try:
+            results.append(work())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results

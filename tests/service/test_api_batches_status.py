@@ -11,14 +11,16 @@ from rest_framework.test import APIClient
 
 import buraco
 from records import services
-from records.models import Match
+from records.models import Job, Match
 from records.tasks import verify_match
 
 from .conftest import record_text, zip_of
 from .helpers import (
     fast_passwords,  # noqa: F401  (a fixture)
     illegal_record,
+    job_of,
     named,
+    status_of,
     upload_one,
 )
 
@@ -84,8 +86,9 @@ def test_it_counts_a_match_the_worker_could_not_finish_as_failed(
     assert (state["total"], state["done"], state["failed"], state["pending"]) == (2, 1, 1, 0)
     assert state["finished"] is True
     failed = Match.objects.get(filename="broken.brn")
-    assert failed.status == "failed"
-    assert "the engine broke" in failed.error["message"]
+    assert status_of(failed.pk) == "failed"
+    assert "the engine broke" in job_of(failed.pk).error["message"]
+    assert "the engine broke" in owner_api.get(f"/api/matches/{failed.pk}/").json()["error"]["message"]
 
 
 @pytest.mark.parametrize("persona", ["stranger_api", "coach_api", "anonymous_api"])
@@ -183,7 +186,8 @@ def test_it_sends_a_users_own_upload_ahead_of_bulk_work(
     assert sent == [(one["id"], "interactive")] + [(m["id"], "bulk") for m in many["matches"]]
 
     sent.clear()
-    Match.objects.filter(pk=one["id"]).update(status="verified", engine_version="0.0.1")
+    Job.objects.filter(match_id=one["id"], kind="verify").update(status="done")
+    Match.objects.filter(pk=one["id"]).update(valid=True, engine_version="0.0.1")
     with django_capture_on_commit_callbacks(execute=True):
         call_command("reverify", stdout=io.StringIO())
     assert sent == [(one["id"], "reverify")]
@@ -199,24 +203,24 @@ def test_it_reverifies_matches_of_an_older_engine_and_leaves_current_ones_alone(
     old_invalid = upload_one(upload, owner_api, illegal_record(seed=341).text)
     current = upload_one(upload, owner_api, record_text(hands=1, seed=342))
     Match.objects.filter(pk__in=[old_valid, old_invalid]).update(engine_version="0.0.1")
-    before = {m.pk: (m.verified_at, m.attempts) for m in Match.objects.all()}
+    before = {m.pk: (m.verified_at, job_of(m.pk).attempts) for m in Match.objects.all()}
 
     out = io.StringIO()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("reverify", stdout=out)
 
     assert "queued 2" in out.getvalue()
-    after = {m.pk: m for m in Match.objects.all()}
+    after = {m.pk: m for m in Match.objects.with_status()}
     assert after[old_valid].status == "verified"
     assert after[old_invalid].status == "invalid"
     for pk in (old_valid, old_invalid):
         assert after[pk].engine_version == buraco.__version__
         assert after[pk].verified_at > before[pk][0]
-        assert after[pk].attempts == before[pk][1] + 1
-        assert after[pk].queue == "reverify"
+        assert job_of(pk).attempts == before[pk][1] + 1
+        assert job_of(pk).queue == "reverify"
     assert after[current].verified_at == before[current][0]
-    assert after[current].attempts == before[current][1]
-    assert after[current].queue == "interactive"
+    assert job_of(current).attempts == before[current][1]
+    assert job_of(current).queue == "interactive"
     assert owner_api.get(f"/api/matches/{old_valid}/").json()["engine_version"] == buraco.__version__
 
 
@@ -240,7 +244,7 @@ def test_it_puts_reverification_on_its_own_queue(
     Match.objects.filter(pk=match_id).update(engine_version="0.0.1")
     with django_capture_on_commit_callbacks(execute=False):  # queued, not yet run
         call_command("reverify", stdout=io.StringIO())
-    assert Match.objects.get(pk=match_id).status == "pending"
+    assert status_of(match_id) == "pending"
     body = status(anonymous_api)
     assert body["queues"]["reverify"]["waiting"] == 1
     assert body["queues"]["interactive"]["waiting"] == 0
@@ -250,14 +254,16 @@ def test_it_retries_failed_matches_unless_told_to_skip_them(
     owner_api: APIClient, upload: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     match_id = upload_one(upload, owner_api, record_text(hands=1, seed=345))
-    Match.objects.filter(pk=match_id).update(status="failed", error={"kind": "failed", "message": "time limit"})
+    Job.objects.filter(match_id=match_id, kind="verify").update(
+        status="failed", error={"kind": "failed", "message": "time limit"}
+    )
 
     with django_capture_on_commit_callbacks(execute=True):
         call_command("reverify", "--skip-failed", stdout=io.StringIO())
-    assert Match.objects.get(pk=match_id).status == "failed"
+    assert status_of(match_id) == "failed"
 
     with django_capture_on_commit_callbacks(execute=True):
         call_command("reverify", stdout=io.StringIO())
-    match = Match.objects.get(pk=match_id)
-    assert match.status == "verified"
-    assert match.error is None
+    assert status_of(match_id) == "verified"
+    assert job_of(match_id).error is None
+    assert Match.objects.get(pk=match_id).error is None

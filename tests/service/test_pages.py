@@ -21,6 +21,7 @@ from .helpers import (
     fast_passwords,  # noqa: F401  (a fixture)
     illegal_record,
     named,
+    status_of,
     upload_one,
     with_players,
 )
@@ -290,7 +291,7 @@ def test_it_does_not_call_a_worker_failure_an_illegal_action(
 
     monkeypatch.setattr(services, "verify", broken)
     match_id = upload_one(upload, owner_api, record_text(hands=1, seed=526))
-    assert Match.objects.get(pk=match_id).status == "failed"
+    assert status_of(match_id) == "failed"
     body = page(logged_in(owner).get(f"/matches/{match_id}/"))
     assert 'id="match-status">failed<' in body
     assert "the engine broke" in body
