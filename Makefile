@@ -18,16 +18,16 @@ run: $(STAMP)
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 worker: $(STAMP)
-	$(BIN)/celery -A buraco_site worker -Q interactive,bulk,reverify -l info
+	$(BIN)/celery -A buraco_site worker -Q interactive,bulk,analysis,reverify -l info
 
 test: $(STAMP)
 	$(BIN)/mypy --strict buraco
-	$(BIN)/mypy --config-file mypy-service.ini records buraco_site
+	$(BIN)/mypy --config-file mypy-service.ini records analysis buraco_site
 	$(BIN)/python tests/run.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict buraco
-	$(BIN)/mypy --config-file mypy-service.ini records buraco_site
+	$(BIN)/mypy --config-file mypy-service.ini records analysis buraco_site
 
 lint: $(STAMP)
 	$(BIN)/ruff check buraco records buraco_site tests bench

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from here: the docs page needs no CDN
     "records",
+    "analysis",
 ]
 
 MIDDLEWARE = [
@@ -169,7 +170,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Celery's Django fixup closes the database connection around every task unless told
 # to reuse it: bench/ingest.py saw 2,198 new PostgreSQL sessions for 2,000 jobs.
 CELERY_DB_REUSE_MAX = int(os.environ.get("CELERY_DB_REUSE_MAX", "1000"))
-BURACO_QUEUES = ("interactive", "bulk", "reverify")
+# Every worker lists them in this order (make worker, README): analysis runs below a user's
+# own uploads and batches, re-checks after an engine upgrade last.
+BURACO_QUEUES = ("interactive", "bulk", "analysis", "reverify")
 
 LOGGING = {
     "version": 1,

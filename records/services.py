@@ -33,6 +33,7 @@ from .models import Batch, Hand, Job, Match
 
 ENGINE_VERSION = buraco.__version__
 CLAIM_LEASE = dt.timedelta(minutes=5)  # longer than any job task's hard time limit
+ANALYSIS_QUEUE = "analysis"
 
 
 class UploadError(Exception):
@@ -257,6 +258,10 @@ def _job_task(kind: str) -> Any:
         from .tasks import verify_match
 
         return verify_match
+    if kind == Job.Kind.ANALYZE:
+        from analysis.tasks import analyze_match
+
+        return analyze_match
     raise ValueError(f"no task runs {kind!r} jobs")
 
 
@@ -341,8 +346,8 @@ def match_verify(*, match_id: int) -> str:
 
 @transaction.atomic
 def _store_verdict(match: Match, report: MatchReport) -> None:
-    """Each hand's verdict on its row, the match's summary on the match, the job done: all
-    or nothing."""
+    """Each hand's verdict on its row, the match's summary on the match, the job done, and
+    the analysis queued: all or nothing."""
     # One plain UPDATE per hand: bulk_update builds CASE expressions in Python, which
     # cost more than the engine's own replay (bench/ingest.py profile).
     hand_ids = dict(Hand.objects.filter(match=match).values_list("number", "pk"))
@@ -374,6 +379,8 @@ def _store_verdict(match: Match, report: MatchReport) -> None:
         "valid", "scores_match", "error", "totals", "winner", "sides", "engine_version", "verified_at",
     ])
     job_finish(match_id=match.pk, kind=Job.Kind.VERIFY, version=ENGINE_VERSION)
+    # A new verdict is analysed again (after a reverify too): below interactive and bulk work.
+    jobs_requeue(match_ids=[match.pk], kind=Job.Kind.ANALYZE, queue=ANALYSIS_QUEUE)
 
 
 def matches_requeue_outdated(*, queue: str = "reverify", include_failed: bool = True) -> int:

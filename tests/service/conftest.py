@@ -29,6 +29,8 @@ from buraco.selfplay import play_match
 from buraco_site.celery import app as celery_app
 
 ROOT = Path(__file__).resolve().parents[2]
+# As `make worker` and the README start workers: settings.BURACO_QUEUES in order (a test checks).
+WORKER_QUEUES = "interactive,bulk,analysis,reverify"
 
 
 @pytest.fixture(autouse=True)
@@ -145,7 +147,7 @@ def running_worker(concurrency: int = 2) -> Iterator[subprocess.Popen[str]]:
     )
     env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker, "LOG_LEVEL": "WARNING"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", "interactive,bulk,reverify",
+        [sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", WORKER_QUEUES,
          "-c", str(concurrency), "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
          "-n", f"test-worker-{os.getpid()}@%h"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

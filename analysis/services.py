@@ -1,0 +1,78 @@
+"""Writes: analysing a verified match and storing its findings; re-queueing outdated analyses.
+
+An analysis is a job like verification (:func:`records.services.job_claim`): a
+redelivered or retried job is skipped or replaces the match's findings in one
+transaction, so it never duplicates them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
+
+from buraco.analysis import ANALYSIS_VERSION, analyze
+from buraco.analysis import Finding as EngineFinding
+from buraco.notation import loads
+from records.models import Job, Match
+from records.services import ANALYSIS_QUEUE, job_claim, job_finish, jobs_requeue, json_safe
+
+from .models import Finding
+
+
+def match_analyze(*, match_id: int) -> str:
+    """Analyse one stored match with the engine and store its findings. Idempotent."""
+    if not job_claim(match_id=match_id, kind=Job.Kind.ANALYZE):
+        return "skipped"
+    source = Match.objects.values_list("source", flat=True).get(pk=match_id)
+    findings = analyze(loads(bytes(source)))
+    findings_store(match_id=match_id, findings=findings)
+    return "analysed"
+
+
+@transaction.atomic
+def findings_store(*, match_id: int, findings: Sequence[EngineFinding]) -> None:
+    """Replace the match's findings with these, and mark its analysis job done.
+
+    The job's row is locked first, so that two runs of one job (a lease taken over)
+    replace the findings one after the other instead of adding to each other's.
+    """
+    Job.objects.select_for_update().filter(match_id=match_id, kind=Job.Kind.ANALYZE).first()
+    Finding.objects.filter(match_id=match_id).delete()
+    Finding.objects.bulk_create(
+        Finding(
+            match_id=match_id,
+            hand=finding.hand,
+            ply=finding.ply,
+            seat=finding.seat,
+            side=finding.side,
+            kind=finding.kind,
+            points=finding.points,
+            message=json_safe(finding.message),
+            witness=json_safe(list(finding.witness)),
+            cause=finding.cause,
+            causes=[list(c) for c in finding.causes],
+            version=finding.version,
+        )
+        for finding in findings
+    )
+    job_finish(match_id=match_id, kind=Job.Kind.ANALYZE, version=ANALYSIS_VERSION)
+
+
+def analyses_requeue_outdated(*, include_failed: bool = True) -> int:
+    """Queue again the analysis of every verified match whose findings come from another
+    analysis version, or that was never analysed (and failed analyses)."""
+    jobs = Job.objects.filter(match=OuterRef("pk"))
+    verified = Exists(jobs.filter(kind=Job.Kind.VERIFY, status=Job.Status.DONE))
+    analyses = jobs.filter(kind=Job.Kind.ANALYZE)
+    outdated = Q(Exists(analyses.filter(status=Job.Status.DONE).exclude(version=ANALYSIS_VERSION)))
+    outdated |= ~Q(Exists(analyses))
+    if include_failed:
+        outdated |= Q(Exists(analyses.filter(status=Job.Status.FAILED)))
+    ids = list(Match.objects.filter(Q(verified) & outdated).values_list("pk", flat=True))
+    if not ids:
+        return 0
+    with transaction.atomic():
+        jobs_requeue(match_ids=ids, kind=Job.Kind.ANALYZE, queue=ANALYSIS_QUEUE)
+    return len(ids)
