@@ -9,6 +9,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/auth/token/", obtain_auth_token, name="api-token"),
     path("api/", include("records.urls")),
+    path("api/", include("analysis.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("records.page_urls")),
 ]

@@ -31,7 +31,7 @@ from buraco.replay import iter_hand
 from buraco.rules import VARIANTS
 
 from . import selectors, services
-from .models import Batch, Match
+from .models import Batch, Job, Match
 
 SHARE_PARAMETER = OpenApiParameter(
     "share", OpenApiTypes.STR, description="a share-link token: reads the match without an account"
@@ -69,16 +69,35 @@ class RawRecordParser(parsers.BaseParser):
 # --- serializers ---------------------------------------------------------------------
 
 
+class AnalysisStatusSerializer(serializers.Serializer[Any]):
+    """The match's analysis job: null status until the match has a verdict to analyse."""
+
+    status = serializers.ChoiceField(choices=Job.Status.choices, allow_null=True)
+    version = serializers.CharField(allow_null=True, help_text="the analysis version of the stored findings")
+
+
+def analysis_status(match: Match) -> dict[str, Any]:
+    job = match.job(Job.Kind.ANALYZE)
+    if job is None:
+        return {"status": None, "version": None}
+    return {"status": job.status, "version": job.version or None}
+
+
 class MatchSummarySerializer(serializers.ModelSerializer[Match]):
     owner = serializers.CharField(source="owner.username", read_only=True)
     status = serializers.ChoiceField(choices=Match.Status.choices, read_only=True)
+    analysis = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
         fields = [
             "id", "variant", "players", "status", "valid", "scores_match", "hand_count", "totals", "winner",
-            "filename", "visibility", "owner", "batch", "created_at", "verified_at", "engine_version",
+            "filename", "visibility", "owner", "batch", "created_at", "verified_at", "engine_version", "analysis",
         ]
+
+    @extend_schema_field(AnalysisStatusSerializer)
+    def get_analysis(self, match: Match) -> dict[str, Any]:
+        return analysis_status(match)
 
 
 class HandSummarySerializer(serializers.Serializer[Any]):

@@ -1,0 +1,138 @@
+"""The analysis API: one view per operation, small serializers; the match's permissions.
+
+A match's findings are readable by whoever may read the match (its share link too);
+anyone else gets 404, as for every read of a match.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from buraco.analysis import KINDS
+from records.api import (
+    ERROR_RESPONSE,
+    SHARE_PARAMETER,
+    AnalysisStatusSerializer,
+    analysis_status,
+    hand_number,
+    readable_match,
+)
+
+from . import selectors
+from .models import Finding
+
+
+class FindingSerializer(serializers.ModelSerializer[Finding]):
+    """The keys of ``buraco.analysis.Finding.as_dict()`` (and of ``python -m buraco analyze --json``)."""
+
+    witness = serializers.ListField(child=serializers.CharField(), help_text="the better line, as BRN actions")
+    causes = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+
+    class Meta:
+        model = Finding
+        fields = ["hand", "ply", "seat", "side", "kind", "points", "message", "witness", "cause", "causes", "version"]
+
+
+class FindingFilterSerializer(serializers.Serializer[Any]):
+    kind = serializers.ChoiceField(choices=list(KINDS), required=False)
+    min_points = serializers.IntegerField(
+        required=False, default=0,
+        help_text="only findings worth at least this many points (those without points only at 0)",
+    )
+
+
+FINDINGS_RESPONSE = inline_serializer(
+    "MatchFindings",
+    {
+        "match": serializers.IntegerField(),
+        "hand": serializers.IntegerField(required=False),
+        "analysis": AnalysisStatusSerializer(),
+        "count": serializers.IntegerField(),
+        "findings": FindingSerializer(many=True),
+    },
+)
+
+
+def _filters(request: Request) -> dict[str, Any]:
+    filters = FindingFilterSerializer(data=request.query_params)
+    filters.is_valid(raise_exception=True)
+    return dict(filters.validated_data)
+
+
+class MatchFindingsApi(APIView):
+    @extend_schema(
+        summary="The analysis of a match: every finding, in hand and ply order",
+        parameters=[FindingFilterSerializer, SHARE_PARAMETER],
+        responses={200: FINDINGS_RESPONSE, 400: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        match = readable_match(request, match_id)
+        findings = selectors.findings_of(match=match, **_filters(request))
+        data = FindingSerializer(findings, many=True).data
+        return Response({"match": match.pk, "analysis": analysis_status(match), "count": len(data), "findings": data})
+
+
+class HandFindingsApi(APIView):
+    @extend_schema(
+        summary="The analysis of one hand of a match",
+        parameters=[FindingFilterSerializer, SHARE_PARAMETER],
+        responses={200: FINDINGS_RESPONSE, 400: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int, number: int) -> Response:
+        match = readable_match(request, match_id)
+        hand = hand_number(match, number)
+        findings = selectors.findings_of(match=match, hand=hand, **_filters(request))
+        data = FindingSerializer(findings, many=True).data
+        return Response(
+            {"match": match.pk, "hand": hand, "analysis": analysis_status(match), "count": len(data), "findings": data}
+        )
+
+
+KIND_SUMMARY = inline_serializer(
+    "KindSummary",
+    {
+        "findings": serializers.IntegerField(),
+        "per_100_turns": serializers.FloatField(allow_null=True),
+        "points": serializers.IntegerField(help_text="the points at stake in these findings"),
+    },
+)
+
+
+class PlayerSummaryApi(APIView):
+    @extend_schema(
+        summary="A player's findings per 100 turns, by kind, over the analysed matches you may read",
+        description=(
+            "The player is found by name (without case) among each match's players; their turns are their "
+            "draws and takes. A finding is theirs when it is about their seat, or (a scoring mistake) their side."
+        ),
+        parameters=[OpenApiParameter("name", OpenApiTypes.STR, OpenApiParameter.PATH)],
+        responses={
+            200: inline_serializer(
+                "PlayerSummary",
+                {
+                    "player": serializers.CharField(),
+                    "matches": serializers.IntegerField(help_text="matches of this player you may read"),
+                    "analysed_matches": serializers.IntegerField(),
+                    "hands": serializers.IntegerField(),
+                    "turns": serializers.IntegerField(),
+                    "findings": serializers.IntegerField(),
+                    "findings_per_100_turns": serializers.FloatField(allow_null=True),
+                    "points_at_stake": serializers.IntegerField(),
+                    "by_kind": serializers.DictField(child=KIND_SUMMARY),
+                },
+            ),
+            404: ERROR_RESPONSE,
+        },
+    )
+    def get(self, request: Request, name: str) -> Response:
+        summary = selectors.player_summary(user=request.user, name=name)
+        if summary is None:
+            raise exceptions.NotFound(f"no match of {name!r} that you may read")
+        return Response(summary)

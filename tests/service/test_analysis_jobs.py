@@ -1,0 +1,142 @@
+"""Analysis runs after verification, as its own job on its own queue, and stores exactly what
+the engine's analyze() finds: once, however often the job runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from analysis import services as analysis_services
+from analysis.models import Finding
+from analysis.tasks import analyze_match
+from buraco.analysis import ANALYSIS_VERSION, analyze
+from buraco.notation import loads
+from records.models import Job
+from records.tasks import verify_match
+
+from .conftest import record_text
+from .helpers import (
+    fast_passwords,  # noqa: F401  (a fixture)
+    illegal_record,
+    job_of,
+    upload_one,
+)
+
+pytestmark = pytest.mark.usefixtures("fast_passwords")
+
+
+def engine_findings(text: str, **options: Any) -> list[dict[str, Any]]:
+    return [finding.as_dict() for finding in analyze(loads(text), **options)]
+
+
+def api_findings(client: APIClient, match_id: int, **query: Any) -> list[dict[str, Any]]:
+    response = client.get(f"/api/matches/{match_id}/findings/", query)
+    assert response.status_code == 200, response.content
+    return list(response.json()["findings"])
+
+
+def test_it_stores_what_the_engine_finds_once_a_match_is_verified(owner_api: APIClient, upload: Any) -> None:
+    text = record_text("cerrado", hands=2, seed=41, mistakes=1.0)
+    match_id = upload_one(upload, owner_api, text)
+
+    assert api_findings(owner_api, match_id) == engine_findings(text)
+    detail = owner_api.get(f"/api/matches/{match_id}/").json()
+    assert detail["status"] == "verified"
+    assert detail["analysis"] == {"status": "done", "version": ANALYSIS_VERSION}
+
+
+def test_it_finds_the_planted_scoring_mistakes(owner_api: APIClient, upload: Any) -> None:
+    text = record_text("burraco", hands=2, seed=42, mistakes=1.0)  # a wrong claimed score in every hand
+    expected = engine_findings(text)
+    assert expected, "analyze() finds nothing in a record with a planted scoring mistake in every hand"
+    match_id = upload_one(upload, owner_api, text)
+    body = owner_api.get(f"/api/matches/{match_id}/findings/").json()
+    assert body["count"] == len(expected) and body["findings"] == expected
+    assert body["analysis"]["status"] == "done"
+
+
+def test_it_analyses_an_invalid_match_too(owner_api: APIClient, upload: Any) -> None:
+    text = illegal_record(seed=43).text
+    match_id = upload_one(upload, owner_api, text)
+    assert owner_api.get(f"/api/matches/{match_id}/").json()["status"] == "invalid"
+    assert api_findings(owner_api, match_id) == engine_findings(text)
+
+
+def test_it_queues_the_analysis_on_its_own_queue_once_the_verdict_is_stored(
+    owner_api: APIClient, upload: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[tuple[int, str]] = []
+    monkeypatch.setattr(analyze_match, "apply_async", lambda args, queue: sent.append((args[0], queue)))
+    match_id = upload_one(upload, owner_api, record_text(hands=1, seed=44))
+    assert sent == [(match_id, "analysis")]
+    assert job_of(match_id, "analyze").status == "pending"
+    assert owner_api.get(f"/api/matches/{match_id}/").json()["analysis"] == {"status": "pending", "version": None}
+
+
+def test_it_does_not_analyse_a_match_before_its_verdict(owner_api: APIClient) -> None:
+    from .helpers import named
+
+    response = owner_api.post("/api/matches/", {"file": named(record_text(hands=1, seed=45), "a.brn")},
+                              format="multipart")  # verification never ran
+    match_id = response.json()["id"]
+    assert not Job.objects.filter(match_id=match_id, kind="analyze").exists()
+    detail = owner_api.get(f"/api/matches/{match_id}/").json()
+    assert detail["analysis"] == {"status": None, "version": None}
+    assert owner_api.get(f"/api/matches/{match_id}/findings/").json()["findings"] == []
+
+
+def test_running_the_analysis_twice_stores_its_findings_once(owner_api: APIClient, upload: Any) -> None:
+    text = record_text("brasil", players=4, hands=2, seed=46, mistakes=1.0)
+    match_id = upload_one(upload, owner_api, text)
+    stored = api_findings(owner_api, match_id)
+
+    assert analyze_match.apply(args=(match_id,)).get() == "skipped"  # a redelivered message
+    # A retry after its lease ran out, or a requeue: the job runs again and replaces its findings.
+    Job.objects.filter(match_id=match_id, kind="analyze").update(status="pending")
+    assert analyze_match.apply(args=(match_id,)).get() == "analysed"
+    analysis_services.findings_store(match_id=match_id, findings=analyze(loads(text)))
+
+    assert api_findings(owner_api, match_id) == stored == engine_findings(text)
+    assert Finding.objects.filter(match_id=match_id).count() == len(stored)
+    assert job_of(match_id, "analyze").attempts == 2
+
+
+def test_a_reverified_match_is_analysed_again_without_duplicates(
+    owner_api: APIClient, upload: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from records import services
+
+    text = record_text("cerrado", hands=2, seed=47, mistakes=1.0)
+    match_id = upload_one(upload, owner_api, text)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.jobs_requeue(match_ids=[match_id], kind="verify", queue="reverify")
+    assert job_of(match_id, "verify").attempts == 2
+    assert job_of(match_id, "analyze").attempts == 2
+    assert api_findings(owner_api, match_id) == engine_findings(text)
+
+
+def test_an_analysis_that_breaks_is_marked_failed_and_leaves_the_verdict_alone(
+    owner_api: APIClient, upload: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(record: Any) -> Any:
+        raise RuntimeError("the analysis broke")
+
+    monkeypatch.setattr(analysis_services, "analyze", broken)
+    match_id = upload_one(upload, owner_api, record_text(hands=1, seed=48))
+    detail = owner_api.get(f"/api/matches/{match_id}/").json()
+    assert detail["status"] == "verified" and detail["error"] is None
+    assert detail["analysis"] == {"status": "failed", "version": None}
+    assert "the analysis broke" in job_of(match_id, "analyze").error["message"]
+
+
+def test_the_verify_task_and_the_analyze_task_run_one_after_the_other(owner: Any) -> None:
+    from .helpers import stored_match
+
+    text = record_text(hands=2, seed=49, mistakes=1.0)
+    match = stored_match(owner, text)
+    assert analyze_match.apply(args=(match.pk,)).get() == "skipped"  # no analysis job before a verdict
+    assert verify_match.apply(args=(match.pk,)).get() == "verified"
+    assert analyze_match.apply(args=(match.pk,)).get() == "analysed"
+    assert [f.as_dict() for f in Finding.objects.filter(match=match)] == engine_findings(text)

@@ -1,0 +1,189 @@
+"""GET /api/matches/{id}/findings/ and /api/matches/{id}/hands/{n}/findings/: what the engine's
+analyze() finds, filtered by kind and stake, for whoever may read the match."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from buraco.analysis import KINDS, Finding, analyze
+from buraco.notation import loads
+
+from .conftest import record_text
+from .helpers import (
+    fast_passwords,  # noqa: F401  (a fixture)
+    upload_one,
+)
+
+pytestmark = pytest.mark.usefixtures("fast_passwords")
+
+TEXT = record_text("cerrado", hands=2, seed=61, mistakes=1.0)
+PUBLIC_TEXT = record_text("burraco", hands=2, seed=62, mistakes=1.0)
+ENDPOINTS = ["findings/", "hands/1/findings/", "hands/2/findings/"]
+
+
+@functools.cache
+def analysed(text: str, min_points: int) -> tuple[Finding, ...]:
+    return tuple(analyze(loads(text), min_points=min_points))
+
+
+def engine(text: str, hand: int | None = None, kind: str | None = None, min_points: int = 0) -> list[dict[str, Any]]:
+    """What analyze() finds in the record, as the API sends it, narrowed to a hand or kind."""
+    found = [f.as_dict() for f in analysed(text, min_points)]
+    return [f for f in found if (hand is None or f["hand"] == hand) and (kind is None or f["kind"] == kind)]
+
+
+@pytest.fixture
+def private_match(owner_api: APIClient, upload: Any) -> int:
+    return upload_one(upload, owner_api, TEXT, "private.brn")
+
+
+@pytest.fixture
+def public_match(owner_api: APIClient, upload: Any) -> int:
+    return upload_one(upload, owner_api, PUBLIC_TEXT, "public.brn", visibility="public")
+
+
+def get(client: APIClient, match_id: int, what: str = "findings/", **query: Any) -> Any:
+    return client.get(f"/api/matches/{match_id}/{what}", query)
+
+
+# --- what is found --------------------------------------------------------------------
+
+
+def test_it_answers_every_finding_of_the_match_in_the_engines_order(owner_api: APIClient, private_match: int) -> None:
+    body = get(owner_api, private_match).json()
+    assert body["match"] == private_match
+    assert body["findings"] == engine(TEXT)
+    assert body["count"] == len(body["findings"])
+    for finding in body["findings"]:
+        assert set(finding) == {"hand", "ply", "seat", "side", "kind", "points", "message", "witness", "cause",
+                                "causes", "version"}
+
+
+@pytest.mark.parametrize("hand", [1, 2])
+def test_it_answers_one_hands_findings(owner_api: APIClient, private_match: int, hand: int) -> None:
+    body = get(owner_api, private_match, f"hands/{hand}/findings/").json()
+    assert body["hand"] == hand
+    assert body["findings"] == engine(TEXT, hand=hand)
+    assert body["analysis"]["status"] == "done"
+
+
+def test_it_answers_404_for_a_hand_the_match_does_not_have(owner_api: APIClient, private_match: int) -> None:
+    for hand in (0, 3):
+        response = get(owner_api, private_match, f"hands/{hand}/findings/")
+        assert response.status_code == 404
+        assert set(response.json()) == {"message", "extra"}
+
+
+# --- filters --------------------------------------------------------------------------
+
+
+def hand_of(what: str) -> int | None:
+    return int(what.split("/")[1]) if what.startswith("hands/") else None
+
+
+def test_it_filters_by_kind(owner_api: APIClient, private_match: int) -> None:
+    for what in ENDPOINTS:
+        for kind in KINDS:
+            body = get(owner_api, private_match, what, kind=kind).json()
+            assert body["findings"] == engine(TEXT, hand=hand_of(what), kind=kind), (what, kind)
+            assert all(f["kind"] == kind for f in body["findings"])
+
+
+def test_it_filters_by_the_smallest_stake_as_the_engine_does(owner_api: APIClient, private_match: int) -> None:
+    for what in ENDPOINTS:
+        for min_points in (0, 1, 50, 100, 101, 10_000):
+            body = get(owner_api, private_match, what, min_points=min_points).json()
+            assert body["findings"] == engine(TEXT, hand=hand_of(what), min_points=min_points), (what, min_points)
+
+
+def test_it_combines_the_filters(owner_api: APIClient, private_match: int) -> None:
+    body = get(owner_api, private_match, kind="scoring-mistake", min_points=100).json()
+    assert body["findings"] == engine(TEXT, kind="scoring-mistake", min_points=100)
+
+
+@pytest.mark.parametrize("query", [{"kind": "blunder"}, {"min_points": "many"}])
+def test_it_rejects_a_filter_it_does_not_know(owner_api: APIClient, private_match: int, query: dict[str, str]) -> None:
+    response = get(owner_api, private_match, **query)
+    assert response.status_code == 400
+    assert set(response.json()) == {"message", "extra"}
+    assert list(query)[0] in response.json()["extra"]["fields"]
+
+
+# --- who may read them ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("what", ENDPOINTS)
+def test_the_owner_reads_the_findings_of_a_private_match(owner_api: APIClient, private_match: int, what: str) -> None:
+    assert get(owner_api, private_match, what).status_code == 200
+
+
+@pytest.mark.parametrize("what", ENDPOINTS)
+def test_a_coach_reads_them_once_the_match_is_shared_with_them(
+    owner_api: APIClient, coach_api: APIClient, private_match: int, what: str
+) -> None:
+    assert get(coach_api, private_match, what).status_code == 404
+    owner_api.post(f"/api/matches/{private_match}/shared-with/", {"username": "coach"}, format="json")
+    response = get(coach_api, private_match, what)
+    assert response.status_code == 200
+    assert response.json()["findings"] == get(owner_api, private_match, what).json()["findings"]
+
+
+@pytest.mark.parametrize("what", ENDPOINTS)
+def test_anyone_with_the_share_link_reads_them(
+    owner_api: APIClient, anonymous_api: APIClient, stranger_api: APIClient, private_match: int, what: str
+) -> None:
+    token = owner_api.post(f"/api/matches/{private_match}/share-link/").json()["share_token"]
+    for client in (anonymous_api, stranger_api):
+        response = get(client, private_match, what, share=token)
+        assert response.status_code == 200
+        assert response.json()["findings"] == get(owner_api, private_match, what).json()["findings"]
+    assert get(anonymous_api, private_match, what, share="not-the-token").status_code == 404
+    owner_api.delete(f"/api/matches/{private_match}/share-link/")
+    assert get(anonymous_api, private_match, what, share=token).status_code == 404
+
+
+@pytest.mark.parametrize("persona", ["stranger_api", "anonymous_api"])
+@pytest.mark.parametrize("what", ENDPOINTS)
+def test_others_get_404_for_a_private_match(request: Any, private_match: int, persona: str, what: str) -> None:
+    response = get(request.getfixturevalue(persona), private_match, what)
+    assert response.status_code == 404
+    assert set(response.json()) == {"message", "extra"}
+    assert "findings" not in response.json()
+
+
+@pytest.mark.parametrize("persona", ["stranger_api", "anonymous_api", "coach_api"])
+def test_everyone_reads_the_findings_of_a_public_match(request: Any, public_match: int, persona: str) -> None:
+    response = get(request.getfixturevalue(persona), public_match)
+    assert response.status_code == 200
+    assert response.json()["findings"] == engine(PUBLIC_TEXT)
+
+
+def test_it_answers_404_for_a_match_that_does_not_exist(owner_api: APIClient) -> None:
+    assert get(owner_api, 999_999).status_code == 404
+
+
+# --- the match says how its analysis stands -------------------------------------------
+
+
+def test_the_match_and_the_list_show_the_analysis_status(owner_api: APIClient, private_match: int) -> None:
+    from buraco.analysis import ANALYSIS_VERSION
+
+    analysis = {"status": "done", "version": ANALYSIS_VERSION}
+    assert owner_api.get(f"/api/matches/{private_match}/").json()["analysis"] == analysis
+    listed = owner_api.get("/api/matches/").json()["results"]
+    assert [m["analysis"] for m in listed if m["id"] == private_match] == [analysis]
+
+
+def test_the_schema_describes_the_analysis_endpoints(anonymous_api: APIClient) -> None:
+    import yaml
+
+    schema = yaml.safe_load(anonymous_api.get("/api/schema/").content)
+    for path in ("/api/matches/{match_id}/findings/", "/api/matches/{match_id}/hands/{number}/findings/",
+                 "/api/players/{name}/summary/"):
+        assert set(schema["paths"][path]) >= {"get"}, path
+    findings = schema["paths"]["/api/matches/{match_id}/findings/"]["get"]
+    assert {p["name"] for p in findings["parameters"]} >= {"match_id", "kind", "min_points", "share"}
