@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, cast
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
@@ -14,10 +15,11 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from analysis import selectors as analysis_selectors
 from buraco.rules import VARIANTS
 
 from . import selectors, services
-from .models import Batch, Match
+from .models import Batch, Job, Match
 
 
 class FilterForm(forms.Form):
@@ -27,6 +29,14 @@ class FilterForm(forms.Form):
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     mine = forms.BooleanField(required=False, label="only mine")
+
+
+class MinPointsForm(forms.Form):
+    min_points = forms.IntegerField(
+        required=False, min_value=0, label="show findings worth at least",
+        widget=forms.NumberInput(attrs={"step": 10, "size": 5}),
+    )
+    share = forms.CharField(required=False, widget=forms.HiddenInput)
 
 
 class UploadForm(forms.Form):
@@ -79,15 +89,20 @@ def upload(request: HttpRequest) -> HttpResponse:
 
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
-    match = selectors.match_for_reader(user=request.user, match_id=match_id, share=request.GET.get("share"))
+    share = request.GET.get("share")
+    match = selectors.match_for_reader(user=request.user, match_id=match_id, share=share)
     if match is None:
         raise Http404("no such match, or not yours to read")
+    stake = MinPointsForm(request.GET)
+    min_points = (stake.cleaned_data.get("min_points") or 0) if stake.is_valid() else 0
+    findings = analysis_selectors.findings_by_hand(match=match, min_points=min_points)
     hands = list(match.hands.all())
     source_lines = bytes(match.source).decode("utf-8", errors="replace").splitlines()
     for hand in hands:
         error = hand.error or {}
         line = error.get("line")
         hand.error_line = source_lines[line - 1] if line and 0 < line <= len(source_lines) else None  # type: ignore[attr-defined]
+        hand.findings = findings.get(hand.number, {})  # type: ignore[attr-defined]
     return render(
         request,
         "records/match_detail.html",
@@ -97,6 +112,10 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "sides": match.sides or [],
             "is_owner": request.user.pk == match.owner_id,
             "failure": selectors.match_failure(match=match),
+            "analysis": match.job(Job.Kind.ANALYZE),
+            "stake_form": stake,
+            "min_points": min_points,
+            "share_query": f"?{urlencode({'share': share})}" if share else "",
         },
     )
 

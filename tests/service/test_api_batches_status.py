@@ -26,7 +26,7 @@ from .helpers import (
 
 pytestmark = pytest.mark.usefixtures("fast_passwords")
 
-QUEUES = ("interactive", "bulk", "reverify")
+QUEUES = ("interactive", "bulk", "analysis", "reverify")
 
 
 def progress(client: APIClient, batch: int) -> dict[str, Any]:
@@ -191,6 +191,22 @@ def test_it_sends_a_users_own_upload_ahead_of_bulk_work(
     with django_capture_on_commit_callbacks(execute=True):
         call_command("reverify", stdout=io.StringIO())
     assert sent == [(one["id"], "reverify")]
+
+
+def test_it_names_the_same_queues_in_the_same_order_everywhere() -> None:
+    """Workers check queues in the order they list them: settings, `make worker`, the README
+    and the test worker agree."""
+    import re
+
+    from django.conf import settings
+
+    from .conftest import ROOT, WORKER_QUEUES
+
+    assert ",".join(settings.BURACO_QUEUES) == WORKER_QUEUES
+    assert set(QUEUES) == set(settings.BURACO_QUEUES)
+    for name in ("Makefile", "README.md"):
+        lists = re.findall(r"-Q (interactive,[a-z,]+)", (ROOT / name).read_text())
+        assert lists and set(lists) == {WORKER_QUEUES}, (name, lists)
 
 
 # --- manage.py reverify --------------------------------------------------------------
