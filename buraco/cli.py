@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from . import __version__
 from .actions import ActionSyntaxError, parse_token
-from .analysis import analyze
+from .analysis import analyze_record
 from .cards import CARD_TEXT
 from .errors import BuracoError, NotationError
 from .melds import canasta_kind, resolve_meld
@@ -164,7 +164,10 @@ def analyze_file(path: str, min_points: int = 0) -> tuple[int, list[dict[str, An
         return EXIT_UNREADABLE, [], NotationError(f"cannot read the file: {error.strerror}")
     except NotationError as error:
         return EXIT_UNREADABLE, [], error
-    findings = [{"file": path, **finding.as_dict()} for finding in analyze(record, min_points=min_points)]
+    analysis = analyze_record(record, min_points=min_points)
+    for gap in analysis.unsearched:
+        print(f"{path}: {gap}", file=sys.stderr)
+    findings = [{"file": path, **finding.as_dict()} for finding in analysis.findings]
     report = verify(record)
     return (EXIT_OK if report.valid else EXIT_INVALID), findings, report.error
 

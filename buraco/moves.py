@@ -315,6 +315,10 @@ def _run_windows_laid(
 def _set_lay_offs(
     variant: Variant, shape: Shape, hand: Sequence[int], containing: int | None, min_length: int
 ) -> Iterator[tuple[CardToken, ...]]:
+    if containing is not None and not IS_WILD_KIND[containing] and RANK_OF[containing] != shape.rank:
+        return
+    if containing is not None and IS_WILD_KIND[containing] and shape.wild_index >= 0:
+        return
     codes = [(shape.rank - 1) * 4 + s for s in range(4)]
     on_table = {SUIT_OF[c] for c in shape.cards if not IS_WILD_KIND[c]}
     limits = [
@@ -388,6 +392,8 @@ def lay_off_plays(
         if not may_extend(state, seat, number):
             continue
         shape = state.melds[number - 1].shape
+        if len(shape.cards) + state.hand_sizes[seat] < min_length:
+            continue
         for tokens in candidate_lay_offs(
             state.variant, shape, hand, containing=containing, min_length=min_length, substitutes=substitutes
         ):
