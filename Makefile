@@ -30,7 +30,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --config-file mypy-service.ini records analysis buraco_site
 
 lint: $(STAMP)
-	$(BIN)/ruff check buraco records buraco_site tests bench
+	$(BIN)/ruff check buraco records analysis buraco_site tests bench
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
