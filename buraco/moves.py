@@ -89,7 +89,10 @@ def _run_melds(
         suits: Iterable[int] = (SUIT_OF[containing],)
     else:
         suits = range(4)
+    wilds = sum(hand[w] for w in WILD_CODES)
     for suit in suits:
+        if min_length > 3 and sum(1 for p in range(1, 14) if hand[card_of(p, suit)]) + 1 + wilds < min_length:
+            continue  # too few cards of the suit for a run this long (an ace may count twice)
         for low in range(1, 13):
             used: dict[int, int] = {}
             missing: list[int] = []
@@ -157,7 +160,7 @@ def _set_melds(
     for rank in ranks:
         codes = [(rank - 1) * 4 + s for s in range(4)]
         limits = [min(hand[c], 1) if variant.set_suits_distinct else hand[c] for c in codes]
-        if sum(limits) < variant.min_naturals:
+        if sum(limits) < variant.min_naturals or sum(limits) + 1 < min_length:
             continue
         for choice in product(*(range(n + 1) for n in limits)):
             count = sum(choice)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from ..actions import Action
 from ..cards import CARD_KINDS, CARDS
@@ -134,7 +135,7 @@ def _bonus_bound(state: HandState, side: int) -> int:
     variant = state.variant
     best_new = 0
     gains: dict[int, int] = {}
-    for play in _canasta_plays(state, side, with_obligation=False):
+    for play in _raising_plays(state, side):
         if play.meld == 0:
             best_new = max(best_new, canasta_bonus(canasta_kind(play.shape, variant, _ALL_POSITIONS), variant))
             continue
@@ -150,6 +151,18 @@ def _offer(best: list[Line | None], line: Line) -> None:
     current = best[0]
     if current is None or line.bonus > current.bonus or (line.bonus == current.bonus and len(line.actions) < len(current.actions)):
         best[0] = line
+
+
+_RAISING: WeakKeyDictionary[HandState, list[Play]] = WeakKeyDictionary()
+
+
+def _raising_plays(state: HandState, side: int) -> list[Play]:
+    """The plays raising the side's canasta bonus, once per table (the bound, the canasta
+    search and the going-out check all ask for them)."""
+    plays = _RAISING.get(state)
+    if plays is None:
+        plays = _RAISING[state] = list(_canasta_plays(state, side, with_obligation=False))
+    return plays
 
 
 def _canasta_plays(state: HandState, side: int, with_obligation: bool = True) -> Iterator[Play]:
@@ -296,8 +309,7 @@ def _may_hold_going_out_canasta(state: HandState) -> bool:
 
     if qualifies(state):
         return True
-    plays = (*meld_plays(state, min_length=7), *lay_off_plays(state, min_length=7))
-    return any(qualifies(_after(state, play.action)) for play in plays)
+    return any(qualifies(_after(state, play.action)) for play in _raising_plays(state, side))
 
 
 def _most_constrained(state: HandState, seat: int, kept: int) -> tuple[int, int]:
