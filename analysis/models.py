@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import models
 
+from buraco.analysis import Finding as EngineFinding
 from records.models import Match
 
 
@@ -41,18 +42,14 @@ class Finding(models.Model):
     def __str__(self) -> str:
         return f"{self.kind} in hand {self.hand} of match {self.match_id}"
 
+    def as_engine(self) -> EngineFinding:
+        """The engine's frozen value for this row."""
+        return EngineFinding(
+            hand=self.hand, ply=self.ply, seat=self.seat, side=self.side, kind=self.kind, points=self.points,
+            message=self.message, witness=tuple(self.witness), cause=self.cause,
+            causes=tuple(tuple(c) for c in self.causes), version=self.version,
+        )
+
     def as_dict(self) -> dict[str, Any]:
         """The keys of ``buraco.analysis.Finding.as_dict()``."""
-        return {
-            "hand": self.hand,
-            "ply": self.ply,
-            "seat": self.seat,
-            "side": self.side,
-            "kind": self.kind,
-            "points": self.points,
-            "message": self.message,
-            "witness": list(self.witness),
-            "cause": self.cause,
-            "causes": [list(c) for c in self.causes],
-            "version": self.version,
-        }
+        return self.as_engine().as_dict()
