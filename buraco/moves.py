@@ -440,16 +440,14 @@ def legal_plays(state: HandState) -> Iterator[Action]:
     lay-off (each legal wild placement), every discard. After emptying the hand
     onto a dead pile: picking it up.
     """
-    from .state import DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP, DRAW_STEP, PLAY_STEP
-
-    step = state.step
-    if step == DRAW_STEP:
+    step = state.step  # the state's step names (buraco.state.DRAW_STEP, ...), read without importing it
+    if step == "draw":
         yield from draw_step_actions(state)
-    elif step == PLAY_STEP:
+    elif step == "play":
         yield from (play.action for play in meld_plays(state))
         yield from (play.action for play in lay_off_plays(state))
         yield from discard_actions(state)
-    elif step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
+    elif step in ("dead-direct", "dead-indirect"):
         yield Action(state.turn, DEAD, (), (), 0, 0, f"p{state.turn} dead")
 
 
