@@ -25,7 +25,7 @@ from .cards import CARD_TEXT
 from .errors import BuracoError, NotationError
 from .melds import canasta_kind, resolve_meld
 from .notation import dumps, loads
-from .replay import MatchReport, state_at, verify
+from .replay import MatchReport, entry_text, iter_timeline, state_at, verify
 from .rules import VARIANTS, find_variant
 from .selfplay import play_match
 from .state import HandState
@@ -266,20 +266,23 @@ def _show(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(str(error), file=sys.stderr)
         return EXIT_UNREADABLE
+    entry = next(e for e in iter_timeline(record, index) if e["ply"] == ply)  # reached above: no error
     if args.json:
-        print(json.dumps(state.to_json(), ensure_ascii=False))
+        print(json.dumps(entry, ensure_ascii=False))
     else:
-        sys.stdout.write(render_table(state, record.players))
+        sys.stdout.write(render_table(state, record.players, entry))
     return EXIT_OK
 
 
-def render_table(state: HandState, players: Sequence[str]) -> str:
-    """The table as a few lines of text."""
+def render_table(state: HandState, players: Sequence[str], entry: dict[str, Any] | None = None) -> str:
+    """The table as a few lines of text; with its timeline ``entry``, the action just played first."""
     data = state.to_json()
     lines = [f"{state.variant.id}, ply {state.ply}: " + (
         f"over ({data['ended_by']}{', p' + str(data['out_by']) + ' went out' if data['out_by'] else ''})"
         if state.is_over else f"p{state.turn} to {'draw' if state.step == 'draw' else 'play'}"
     )]
+    if entry is not None:
+        lines.append(f"just played: {entry_text(entry)}")
     lines.append(f"stock {data['stock']}, dead piles {data['dead'] or 'none'}, discard pile "
                  f"({len(data['discard'])}): {' '.join(data['discard']) or '-'}")
     for seat in range(1, state.players + 1):

@@ -9,17 +9,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .actions import MELD
-from .errors import BuracoError, IllegalActionError
+from .actions import MELD, ActionSyntaxError, parse_action
+from .cards import CARD_TEXT
+from .errors import BuracoError, IllegalActionError, NotationError
 from .melds import CardToken, Shape, layout_tokens, resolve_meld
 from .notation import Record, dumps, loads
 from .rules import Variant
 from .scoring import SideScore, match_winner, score_hand
-from .state import HandState, Melded
+from .state import (
+    DeadToStock,
+    Discarded,
+    Drew,
+    HandEnded,
+    HandState,
+    LaidOff,
+    Melded,
+    Operation,
+    PickedDead,
+    Took,
+)
 
 
 def deal_hand(record: Record, index: int) -> HandState:
@@ -72,8 +85,197 @@ def replay_hand(record: Record, index: int) -> HandState:
 
 
 def timeline(record: Record, index: int) -> list[dict[str, Any]]:
-    """Every state of a hand as plain data, the deal first (ply 0)."""
-    return [state.to_json() for state in iter_hand(record, index)]
+    """Every entry of a hand's timeline (:func:`iter_timeline`), the deal first (ply 0).
+
+    An illegal action raises, as :func:`iter_hand` does; :func:`iter_timeline` gives
+    the entries before it.
+    """
+    return list(iter_timeline(record, index))
+
+
+def iter_timeline(record: Record, index: int) -> Iterator[dict[str, Any]]:
+    """Yield, for the deal and then after every action, the table as plain data
+    (``HandState.to_json()``) with what happened (:func:`timeline_entry`).
+
+    >>> from buraco.selfplay import play_match
+    >>> record = play_match("cerrado", players=2, hands=1, seed=3)
+    >>> deal, first = list(iter_timeline(record, 0))[:2]
+    >>> deal["ply"], deal["action"], deal["operation"], first["action"], first["operation"]["kind"]
+    (0, None, None, 'p1 draw', 'drew')
+    """
+    hand = record.hands[index]
+    written = hand.written or hand.actions
+    logged = 0
+    before: list[Shape] = []
+    for state in iter_hand(record, index):
+        text = written[state.ply - 1] if state.ply else None
+        yield timeline_entry(state, text, logged, before)
+        logged = len(state.operations)
+        before = [meld.shape for meld in state.melds]
+
+
+def timeline_entry(
+    state: HandState, action: str | None, logged: int, before: Sequence[Shape]
+) -> dict[str, Any]:
+    """The table after an action, and what the action did.
+
+    ``logged`` is how many operations the state had logged before the action, and
+    ``before`` the melds' shapes then. Besides ``state.to_json()`` the entry has:
+
+    - ``seat`` and ``action``: who played and the action as written (None at the deal);
+    - ``operation``: the action's own operation (:func:`describe_operation`);
+    - ``automatic``: the automatic steps that followed it, from the state's log
+      (the dead piles moved into the stock; the hand ended).
+    """
+    entry = state.to_json()
+    operations = state.operations[logged:]
+    own = describe_operation(operations[0], before) if action is not None and operations else None
+    entry["seat"] = own["seat"] if own is not None else None
+    entry["action"] = action
+    entry["operation"] = own
+    entry["automatic"] = [describe_operation(op, before) for op in operations[1 if own is not None else 0:]]
+    return entry
+
+
+def describe_operation(operation: Operation, before: Sequence[Shape] = ()) -> dict[str, Any]:
+    """One logged operation as plain data, its ``kind`` first.
+
+    ``before`` holds the melds' shapes before the operation: a lay-off is told by
+    comparing its meld before and after (the cards laid, and any wild that moved).
+
+    >>> from buraco.cards import Card
+    >>> describe_operation(Discarded(2, Card.parse("7h")))
+    {'kind': 'discarded', 'seat': 2, 'card': '7h'}
+    """
+    if isinstance(operation, Drew):
+        return {"kind": "drew", "seat": operation.seat, "card": CARD_TEXT[operation.card]}
+    if isinstance(operation, Took):
+        return {"kind": "took", "seat": operation.seat, "cards": [CARD_TEXT[c] for c in operation.cards]}
+    if isinstance(operation, Melded):
+        return {"kind": "melded", "seat": operation.seat, "meld": f"m{operation.number}",
+                "cards": [CARD_TEXT[c] for c in operation.shape.cards]}
+    if isinstance(operation, LaidOff):
+        old = before[operation.number - 1] if operation.number <= len(before) else None
+        return {
+            "kind": "laid-off", "seat": operation.seat, "meld": f"m{operation.number}",
+            "cards": _laid_cards(old, operation.shape),
+            "wild_moved": _wild_moves(old, operation.shape) if old is not None else [],
+        }
+    if isinstance(operation, PickedDead):
+        return {"kind": "picked-dead", "seat": operation.seat, "pile": operation.pile,
+                "count": len(operation.cards), "cards": [CARD_TEXT[c] for c in operation.cards]}
+    if isinstance(operation, Discarded):
+        return {"kind": "discarded", "seat": operation.seat, "card": CARD_TEXT[operation.card]}
+    if isinstance(operation, DeadToStock):
+        return {"kind": "dead-to-stock", "seat": None, "piles": operation.piles, "count": len(operation.cards)}
+    if isinstance(operation, HandEnded):
+        return {"kind": "hand-ended", "seat": operation.seat or None, "how": operation.how}
+    raise TypeError(f"not an operation: {operation!r}")
+
+
+def entry_text(entry: dict[str, Any]) -> str:
+    """What a timeline entry's action did, in one sentence (the CLI's ``show`` prints it).
+
+    >>> entry_text({"ply": 0, "action": None, "operation": None, "automatic": []})
+    'the deal'
+    >>> entry_text({"ply": 4, "action": "p2 discard 7h", "operation": {"kind": "discarded", "seat": 2, "card": "7h"},
+    ...             "automatic": [{"kind": "hand-ended", "seat": 2, "how": "out"}]})
+    'ply 4, p2 discard 7h: p2 discarded 7h; the hand ended: p2 went out'
+    """
+    if entry.get("action") is None:
+        return "the deal"
+    said = [operation_text(entry["operation"])] if entry.get("operation") else []
+    said += [operation_text(op) for op in entry.get("automatic", [])]
+    return f"ply {entry['ply']}, {entry['action']}: " + "; ".join(said)
+
+
+def operation_text(operation: dict[str, Any]) -> str:
+    """One described operation (:func:`describe_operation`) as a few words."""
+    kind = operation["kind"]
+    who = f"p{operation['seat']}" if operation.get("seat") else ""
+    if kind == "drew":
+        return f"{who} drew {operation['card']}"
+    if kind == "took":
+        cards = operation["cards"]
+        return f"{who} took {len(cards)} card{'' if len(cards) == 1 else 's'} from the pile: {' '.join(cards)}"
+    if kind == "melded":
+        return f"{who} melded {operation['meld']}: {' '.join(operation['cards'])}"
+    if kind == "laid-off":
+        moved = "".join(f"; {m['card']} moved from {m['from']} to {m['to']}" for m in operation["wild_moved"])
+        return f"{who} laid {' '.join(operation['cards']) or 'nothing'} off on {operation['meld']}{moved}"
+    if kind == "picked-dead":
+        return f"{who} picked up dead pile {operation['pile']} ({operation['count']} cards)"
+    if kind == "discarded":
+        return f"{who} discarded {operation['card']}"
+    if kind == "dead-to-stock":
+        piles = operation["piles"]
+        return f"the stock ran out: {piles} dead pile{'' if piles == 1 else 's'} ({operation['count']} cards) became the stock"
+    if kind == "hand-ended":
+        return "the hand ended: " + (f"{who} went out" if operation["how"] == "out" else "the stock is exhausted")
+    return str(kind)
+
+
+def _laid_cards(old: Shape | None, new: Shape) -> list[str]:
+    """The cards a lay-off added to a meld, in the meld's new order."""
+    left = Counter(old.cards if old is not None else ())
+    laid = []
+    for card in new.cards:
+        if left[card] > 0:
+            left[card] -= 1
+        else:
+            laid.append(CARD_TEXT[card])
+    return laid
+
+
+def _wild_moves(old: Shape, new: Shape) -> list[dict[str, str]]:
+    """The wilds of a run that changed place in a lay-off: ``from`` and ``to`` name
+    the place as the card it stands for; a 2 back in its own place has ``to`` equal
+    to ``card`` (it is natural there now), a natural 2 turned wild ``from`` equal to it."""
+    if not old.is_run or not new.is_run:
+        return []
+    moves = []
+    old_wild, new_wild = old.wild, new.wild
+    if old_wild is not None:
+        to = new.stand_in() if new_wild == old_wild else CARD_TEXT[old_wild]
+        if to != old.stand_in():
+            moves.append({"card": CARD_TEXT[old_wild], "from": old.stand_in() or "", "to": to or ""})
+    if new_wild is not None and new_wild != old_wild and Counter(old.cards)[new_wild] > (old_wild == new_wild):
+        # a card that sat on the table as a natural 2 before
+        moves.append({"card": CARD_TEXT[new_wild], "from": CARD_TEXT[new_wild], "to": new.stand_in() or ""})
+    return moves
+
+
+def try_actions(record: Record, index: int, ply: int, actions: Sequence[str]) -> list[dict[str, Any]]:
+    """Play other actions from the table after ``ply`` actions of hand ``index``.
+
+    One result per action applied: ``{"action": text, "entry": ...}`` (the timeline
+    entry after it) or, for the first one that cannot be played, ``{"action": text,
+    "error": ...}`` (``BuracoError.as_dict()``), after which nothing more is tried.
+    Reaching ``ply`` raises as :func:`state_at` does. The record is not changed.
+
+    >>> from buraco.selfplay import play_match
+    >>> record = play_match("cerrado", players=2, hands=1, seed=3)
+    >>> [r.get("error", {}).get("message") for r in try_actions(record, 0, 0, ["p1 draw", "p1 draw"])]
+    [None, 'p1 has already drawn this turn: draw is not possible now']
+    """
+    state = state_at(record, index, ply)
+    players = len(record.players)
+    results: list[dict[str, Any]] = []
+    for offset, text in enumerate(actions):
+        here: dict[str, Any] = {"hand": index + 1, "ply": ply + offset + 1, "action": text}
+        try:
+            action = parse_action(text, players)
+            logged = len(state.operations)
+            before = [meld.shape for meld in state.melds]
+            state.apply(action)
+        except ActionSyntaxError as error:
+            results.append({"action": text, "error": NotationError(error.message, **here).as_dict()})
+            break
+        except BuracoError as error:
+            results.append({"action": text, "error": error.located(**here).as_dict()})
+            break
+        results.append({"action": text, "entry": timeline_entry(state, text, logged, before)})
+    return results
 
 
 def state_at(record: Record, index: int, ply: int) -> HandState:
@@ -344,7 +546,7 @@ def _meld_text(shape: Shape, variant: Variant) -> str:
 
 
 __all__ = [
-    "HandReport", "MatchReport", "canonical", "deal_hand", "dumps", "iter_hand", "replay_hand", "state_at", "timeline",
-    "verify",
+    "HandReport", "MatchReport", "canonical", "deal_hand", "describe_operation", "dumps", "entry_text", "iter_hand", "iter_timeline",
+    "operation_text", "replay_hand", "state_at", "timeline", "timeline_entry", "try_actions", "verify",
     "verify_hand", "verify_text",
 ]

@@ -27,7 +27,6 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from buraco.errors import BuracoError
-from buraco.replay import iter_hand
 from buraco.rules import VARIANTS
 
 from . import selectors, services
@@ -42,6 +41,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, services.UploadError):
         return Response(
             {"message": str(exc), "extra": {}, "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
+        )
+    if isinstance(exc, selectors.ReplayConflict):
+        return Response({"message": exc.message, "extra": {"error": exc.error.as_dict()}}, status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, BuracoError):
+        # An engine error on a stored record (one the engine of today cannot read or replay):
+        # said, never a 500.
+        return Response(
+            {"message": f"the stored record cannot be replayed: {exc.message}", "extra": {"error": exc.as_dict()}},
+            status=status.HTTP_409_CONFLICT,
         )
     response = drf_exception_handler(exc, context)
     if response is None:
@@ -352,44 +360,32 @@ class MatchBrnApi(APIView):
 
 class HandTimelineApi(APIView):
     @extend_schema(
-        summary="Every state of a hand, the deal first (ply 0)",
-        description="States stop at the first illegal action, which `error` then describes.",
+        summary="Every state of a hand, the deal first (ply 0), each with what was played",
+        description=(
+            "Each state is the table (`buraco.state.HandState.to_json()`) with `seat`, `action` (as written), "
+            "`operation` (what the action did: `drew`, `took`, `melded`, `laid-off`, `picked-dead`, `discarded`) "
+            "and `automatic` (the steps that followed it: `dead-to-stock`, `hand-ended`). "
+            "States stop at the first illegal action, which `error` then describes."
+        ),
         parameters=[SHARE_PARAMETER],
-        responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE},
+        responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE},
     )
     def get(self, request: Request, match_id: int, number: int) -> Response:
         match = readable_match(request, match_id)
-        index = hand_number(match, number) - 1
-        record = selectors.match_record(match=match)
-        states: list[dict[str, Any]] = []
-        error = None
-        try:
-            for state in iter_hand(record, index):
-                states.append(state.to_json())
-        except BuracoError as failure:
-            error = failure.as_dict()
+        states, error = selectors.hand_timeline(match=match, number=hand_number(match, number))
         return Response({"match": match.pk, "hand": number, "states": states, "error": error})
 
 
 class HandStateApi(APIView):
-    @extend_schema(summary="The table after a number of actions", parameters=[SHARE_PARAMETER],
-                   responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE})
+    @extend_schema(summary="The table after a number of actions (one timeline entry)", parameters=[SHARE_PARAMETER],
+                   responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE})
     def get(self, request: Request, match_id: int, number: int, ply: int) -> Response:
         match = readable_match(request, match_id)
-        index = hand_number(match, number) - 1
-        record = selectors.match_record(match=match)
-        if not 0 <= ply <= len(record.hands[index].parsed):
-            raise exceptions.NotFound(f"hand {number} has plies 0 to {len(record.hands[index].parsed)}")
-        try:
-            for state in iter_hand(record, index):
-                if state.ply == ply:
-                    return Response({"match": match.pk, "hand": number, "state": state.to_json()})
-        except BuracoError as failure:
-            return Response(
-                {"message": f"ply {ply} lies past the first illegal action", "extra": {"error": failure.as_dict()}},
-                status=status.HTTP_409_CONFLICT,
-            )
-        raise exceptions.NotFound(f"no state at ply {ply}")
+        plies = selectors.hand_plies(match=match, number=hand_number(match, number))
+        if not 0 <= ply <= plies:
+            raise exceptions.NotFound(f"hand {number} has plies 0 to {plies}")
+        state = selectors.hand_state(match=match, number=number, ply=ply)
+        return Response({"match": match.pk, "hand": number, "state": state})
 
 
 class ShareLinkApi(APIView):

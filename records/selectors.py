@@ -10,8 +10,9 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Min, Q, QuerySet
 from django.utils import timezone
 
+from buraco.errors import BuracoError
 from buraco.notation import Record, dumps, loads
-from buraco.replay import canonical, timeline
+from buraco.replay import canonical, iter_timeline, try_actions
 from buraco_site.celery import app as celery_app
 
 from .models import Batch, Hand, Job, Match, MatchQuerySet
@@ -133,9 +134,57 @@ def match_canonical_brn(*, match: Match) -> str:
     return dumps(canonical(match_record(match=match)))
 
 
-def hand_timeline(*, match: Match, number: int) -> list[dict[str, Any]]:
+class ReplayConflict(Exception):
+    """What was asked lies past what the stored record can replay (its first illegal
+    action); ``error`` is the engine's error. The API answers it with 409."""
+
+    def __init__(self, message: str, error: BuracoError) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error = error
+
+
+def hand_timeline(*, match: Match, number: int) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Every timeline entry of hand ``number`` (``buraco.replay.iter_timeline``), the deal
+    first, up to the first illegal action; and that action's error (None for a legal hand).
+
+    A stored record the engine cannot read raises its ``NotationError``."""
     record = match_record(match=match)
-    return timeline(record, number - 1)
+    entries: list[dict[str, Any]] = []
+    try:
+        for entry in iter_timeline(record, number - 1):
+            entries.append(entry)
+    except BuracoError as failure:
+        return entries, failure.as_dict()
+    return entries, None
+
+
+def hand_plies(*, match: Match, number: int) -> int:
+    """How many actions hand ``number`` records (read from the stored record itself)."""
+    return len(match_record(match=match).hands[number - 1].parsed)
+
+
+def hand_state(*, match: Match, number: int, ply: int) -> dict[str, Any]:
+    """The timeline entry after ``ply`` actions (``0 <= ply <= hand_plies()``);
+    ReplayConflict when ``ply`` lies past the first illegal action."""
+    record = match_record(match=match)
+    try:
+        for entry in iter_timeline(record, number - 1):
+            if entry["ply"] == ply:
+                return entry
+    except BuracoError as failure:
+        raise ReplayConflict(f"ply {ply} lies past the first illegal action", failure) from None
+    raise ValueError(f"hand {number} has plies 0 to {len(record.hands[number - 1].parsed)}, not {ply}")
+
+
+def hand_try(*, match: Match, number: int, ply: int, actions: list[str]) -> list[dict[str, Any]]:
+    """Other actions played from the table after ``ply`` actions (``buraco.replay.try_actions``):
+    per action the entry after it, or the error that stops the line. Nothing is stored."""
+    record = match_record(match=match)
+    try:
+        return try_actions(record, number - 1, ply, actions)
+    except BuracoError as failure:
+        raise ReplayConflict(f"ply {ply} lies past the first illegal action", failure) from None
 
 
 def status_counts(*, matches: MatchQuerySet) -> dict[str, int]:
