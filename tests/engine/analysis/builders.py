@@ -177,16 +177,17 @@ def check_discard_finding(record: Record, finding: Finding) -> HandState:
 
 
 def pile_taken_value(record: Record, finding: Finding) -> int:
-    """The value of the pile as it lay when the next player took it (after the discard)."""
+    """The value of the cards the next player took from the pile after the discard."""
     state = before_witness(record, finding)
     actions = record.hands[finding.hand - 1].parsed
-    assert finding.ply is not None
     for action in actions[witness_start(record, finding) - 1:]:
         if action.verb == TAKE and action.seat != finding.seat:
-            break
+            pile = state.discard_pile
+            taken = pile[-action.depth:] if action.depth else pile
+            values = state.variant.card_values
+            return sum(values[c] for c in taken)
         state.apply(action)
-    values = state.variant.card_values
-    return sum(values[c] for c in state.discard_pile)
+    raise AssertionError("nobody took the pile after the discard")
 
 
 __all__ = [
