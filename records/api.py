@@ -29,7 +29,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from buraco.errors import BuracoError
 from buraco.rules import VARIANTS
 
-from . import selectors, services
+from . import permissions, selectors, services
 from .models import Batch, Job, Match
 
 SHARE_PARAMETER = OpenApiParameter(
@@ -122,6 +122,15 @@ class HandSummarySerializer(serializers.Serializer[Any]):
     error = serializers.JSONField()
 
 
+class AbilitiesSerializer(serializers.Serializer[Any]):
+    """``records.permissions``: read it, manage it (share, delete: the owner), review it
+    (the owner or a user it is shared with)."""
+
+    read = serializers.BooleanField()
+    manage = serializers.BooleanField()
+    review = serializers.BooleanField()
+
+
 class MatchDetailSerializer(MatchSummarySerializer):
     hands = serializers.SerializerMethodField()
     metadata = serializers.JSONField()
@@ -129,9 +138,10 @@ class MatchDetailSerializer(MatchSummarySerializer):
         help_text="the first illegal action; while the match is failed, why its verification could not finish"
     )
     share_token = serializers.SerializerMethodField()
+    can = serializers.SerializerMethodField(help_text="what the requester may do with this match")
 
     class Meta(MatchSummarySerializer.Meta):
-        fields = [*MatchSummarySerializer.Meta.fields, "metadata", "error", "hands", "share_token"]
+        fields = [*MatchSummarySerializer.Meta.fields, "metadata", "error", "hands", "share_token", "can"]
 
     def get_hands(self, match: Match) -> list[Any]:
         hands: list[Any] = []
@@ -144,10 +154,17 @@ class MatchDetailSerializer(MatchSummarySerializer):
     def get_error(self, match: Match) -> dict[str, Any] | None:
         return selectors.match_failure(match=match) or match.error
 
+    @extend_schema_field(serializers.CharField(allow_null=True, help_text="the share-link token (to its owner only)"))
     def get_share_token(self, match: Match) -> str | None:
         request = self.context.get("request")
-        is_owner = request is not None and request.user.is_authenticated and request.user.pk == match.owner_id
-        return match.share_token if is_owner else None
+        return match.share_token if request is not None and permissions.can_manage(request.user, match) else None
+
+    @extend_schema_field(AbilitiesSerializer)
+    def get_can(self, match: Match) -> dict[str, bool]:
+        request = self.context.get("request")
+        if request is None:
+            return {"read": True, "manage": False, "review": False}
+        return permissions.abilities(request.user, match, request.query_params.get("share"))
 
 
 class MatchFilterSerializer(serializers.Serializer[Any]):
@@ -208,16 +225,29 @@ ERROR_RESPONSE = inline_serializer(
 
 
 def readable_match(request: Request, match_id: int) -> Match:
+    """The match, if the requester may read it (``permissions.can_read``, the share link
+    in ``?share=`` too); else 404, as for a match that does not exist."""
     match = selectors.match_for_reader(user=request.user, match_id=match_id, share=request.query_params.get("share"))
     if match is None:
         raise exceptions.NotFound(f"no match {match_id} that you may read")
     return match
 
 
-def _owned(request: Request, match_id: int) -> Match:
+def managed_match(request: Request, match_id: int) -> Match:
+    """The match, if the requester may manage it (``permissions.can_manage``); 404 when
+    they may not even read it, 403 when they may read it only."""
     match = readable_match(request, match_id)
-    if not request.user.is_authenticated or match.owner_id != request.user.pk:
+    if not permissions.can_manage(request.user, match):
         raise exceptions.PermissionDenied("only the match's owner may do this")
+    return match
+
+
+def reviewable_match(request: Request, match_id: int) -> Match:
+    """The match, if the requester may review it (``permissions.can_review``: the owner or a
+    user it is shared with); 404 when they may not read it, 403 when they may read it only."""
+    match = readable_match(request, match_id)
+    if not permissions.can_review(request.user, match):
+        raise exceptions.PermissionDenied("only the match's owner and those it is shared with may review it")
     return match
 
 
@@ -323,7 +353,7 @@ class MatchDetailApi(APIView):
 
     @extend_schema(summary="Delete a match (owner only)", responses={204: None, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE})
     def delete(self, request: Request, match_id: int) -> Response:
-        match = _owned(request, match_id)
+        match = managed_match(request, match_id)
         services.match_delete(match=match)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -392,7 +422,7 @@ class ShareLinkApi(APIView):
     @extend_schema(summary="Create (or replace) the match's share link (owner only)",
                    request=None, responses={201: OpenApiTypes.OBJECT, 403: ERROR_RESPONSE})
     def post(self, request: Request, match_id: int) -> Response:
-        match = _owned(request, match_id)
+        match = managed_match(request, match_id)
         token = services.share_link_create(match=match)
         url = request.build_absolute_uri(f"/api/matches/{match.pk}/?share={token}")
         page = request.build_absolute_uri(f"/matches/{match.pk}/?share={token}")
@@ -400,7 +430,7 @@ class ShareLinkApi(APIView):
 
     @extend_schema(summary="Revoke the share link (owner only)", responses={204: None, 403: ERROR_RESPONSE})
     def delete(self, request: Request, match_id: int) -> Response:
-        services.share_link_revoke(match=_owned(request, match_id))
+        services.share_link_revoke(match=managed_match(request, match_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -411,14 +441,14 @@ class SharedWithApi(APIView):
         responses={204: None, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE},
     )
     def post(self, request: Request, match_id: int) -> Response:
-        match = _owned(request, match_id)
+        match = managed_match(request, match_id)
         services.match_share_with(match=match, user=_user_named(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=inline_serializer("Unshare", {"username": serializers.CharField()}),
                    responses={204: None, 403: ERROR_RESPONSE})
     def delete(self, request: Request, match_id: int) -> Response:
-        match = _owned(request, match_id)
+        match = managed_match(request, match_id)
         services.match_unshare_with(match=match, user=_user_named(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Min, Q, QuerySet
+from django.db.models import Count, Min, QuerySet
 from django.utils import timezone
 
 from buraco.errors import BuracoError
@@ -15,36 +15,25 @@ from buraco.notation import Record, dumps, loads
 from buraco.replay import canonical, iter_timeline, try_actions
 from buraco_site.celery import app as celery_app
 
+from . import permissions
 from .models import Batch, Hand, Job, Match, MatchQuerySet
 
 
 def visible_matches(*, user: User | AnonymousUser) -> MatchQuerySet:
-    """Own matches, matches shared with the user, and public ones."""
-    public = Q(visibility=Match.Visibility.PUBLIC)
-    if not user.is_authenticated:
-        return Match.objects.filter(public)
-    return Match.objects.filter(public | Q(owner=user) | Q(shared_with=user)).distinct()
+    """Own matches, matches shared with the user, and public ones (``permissions.readable_matches``)."""
+    return permissions.readable_matches(user=user)
 
 
 def match_for_reader(*, user: User | AnonymousUser, match_id: int, share: str | None) -> Match | None:
-    """The match if this reader may see it: visible to the user, or opened by its share link.
+    """The match if this reader may read it (``permissions.can_read``): visible to the user,
+    or opened by its share link.
 
     It comes with its ``status`` and its jobs (``match.job(kind)``).
     """
     match = Match.objects.with_status().prefetch_related("jobs").filter(pk=match_id).first()
-    if match is None:
+    if match is None or not permissions.can_read(user, match, share):
         return None
-    if share and match.share_token and _same(share, match.share_token):
-        return match
-    if visible_matches(user=user).filter(pk=match_id).exists():
-        return match
-    return None
-
-
-def _same(given: str, expected: str) -> bool:
-    import hmac
-
-    return hmac.compare_digest(given.encode(), expected.encode())
+    return match
 
 
 def match_list(

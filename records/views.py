@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from analysis import selectors as analysis_selectors
 from buraco.rules import VARIANTS
 
-from . import selectors, services
+from . import permissions, selectors, services
 from .models import Batch, Job, Match
 
 
@@ -110,12 +110,64 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "match": match,
             "hands": hands,
             "sides": match.sides or [],
-            "is_owner": request.user.pk == match.owner_id,
+            "is_owner": permissions.can_manage(request.user, match),
+            "can": permissions.abilities(request.user, match, share),
             "failure": selectors.match_failure(match=match),
             "analysis": match.job(Job.Kind.ANALYZE),
             "stake_form": stake,
             "min_points": min_points,
             "share_query": f"?{urlencode({'share': share})}" if share else "",
+        },
+    )
+
+
+def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpResponse:
+    """One hand's replay: the page is static, its JS loads the hand's timeline in one request."""
+    share = request.GET.get("share")
+    match = selectors.match_for_reader(user=request.user, match_id=match_id, share=share)
+    if match is None:
+        raise Http404("no such match, or not yours to read")
+    hands = list(match.hands.all())
+    hand = next((h for h in hands if h.number == number), None)
+    if hand is None:
+        raise Http404(f"match {match_id} has hands 1 to {match.hand_count}")
+    try:
+        ply = max(0, int(request.GET.get("ply", "0")))
+    except ValueError:
+        ply = 0
+    share_query = f"?{urlencode({'share': share})}" if share else ""
+    running: list[int] | None = None
+    match_scores = []
+    for other in hands:
+        if running is not None or other.number == 1:
+            scores = other.scores
+            running = [a + b for a, b in zip(running or [0] * len(scores), scores)] if scores else None
+        match_scores.append({"hand": other.number, "scores": other.scores, "totals": running})
+    config = {
+        "match": match.pk,
+        "hand": number,
+        "hands": match.hand_count,
+        "ply": ply,
+        "players": match.players,
+        "sides": match.sides or [],
+        "actions": hand.actions,
+        "share": share,
+        "target": selectors.match_record(match=match).rules.target,
+        "match_scores": match_scores,
+        "urls": {
+            "page": request.path,
+            "timeline": f"/api/matches/{match.pk}/hands/{number}/timeline/{share_query}",
+            "findings": f"/api/matches/{match.pk}/hands/{number}/findings/{share_query}",
+            "try": f"/api/matches/{match.pk}/hands/{number}/try/{share_query}",
+        },
+    }
+    return render(
+        request,
+        "records/replay.html",
+        {
+            "match": match, "hand": hand, "number": number, "config": config, "share_query": share_query,
+            "previous": number - 1 if number > 1 else None,
+            "next": number + 1 if number < match.hand_count else None,
         },
     )
 
