@@ -58,11 +58,21 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(detail, dict) and "detail" in detail:
         message, extra = str(detail["detail"]), {k: v for k, v in detail.items() if k != "detail"}
     elif isinstance(detail, dict):
-        message, extra = "the request is not valid", {"fields": detail}
+        message, extra = f"the request is not valid: {_first_problem(detail)}", {"fields": detail}
     else:
         message, extra = str(detail), {}
     response.data = {"message": message, "extra": extra}
     return response
+
+
+def _first_problem(detail: Any, path: str = "") -> str:
+    """The first field error as ``field: sentence`` (``actions.3`` inside a list)."""
+    if isinstance(detail, dict) and detail:
+        key, value = next(iter(detail.items()))
+        return _first_problem(value, f"{path}.{key}" if path else str(key))
+    if isinstance(detail, list) and detail:
+        return _first_problem(detail[0], path)
+    return f"{path}: {detail}" if path else str(detail)
 
 
 class RawRecordParser(parsers.BaseParser):
@@ -416,6 +426,75 @@ class HandStateApi(APIView):
             raise exceptions.NotFound(f"hand {number} has plies 0 to {plies}")
         state = selectors.hand_state(match=match, number=number, ply=ply)
         return Response({"match": match.pk, "hand": number, "state": state})
+
+
+MAX_TRY_ACTIONS = 200
+MAX_ACTION_CHARS = 200
+
+
+class TryInputSerializer(serializers.Serializer[Any]):
+    ply = serializers.IntegerField(min_value=0, help_text="play from the table after this many of the hand's actions")
+    actions = serializers.ListField(
+        child=serializers.CharField(
+            max_length=MAX_ACTION_CHARS, trim_whitespace=True,
+            error_messages={"max_length": f"an action has at most {MAX_ACTION_CHARS} characters"},
+        ),
+        min_length=1,
+        max_length=MAX_TRY_ACTIONS,
+        help_text=f"BRN actions such as \"p1 draw\", at most {MAX_TRY_ACTIONS}, each at most {MAX_ACTION_CHARS} characters",
+        error_messages={"max_length": f"at most {MAX_TRY_ACTIONS} actions are tried at once"},
+    )
+
+
+TRY_RESPONSE = inline_serializer(
+    "TryResult",
+    {
+        "match": serializers.IntegerField(),
+        "hand": serializers.IntegerField(),
+        "ply": serializers.IntegerField(help_text="the ply played from"),
+        "results": serializers.ListField(
+            child=inline_serializer(
+                "TriedAction",
+                {
+                    "action": serializers.CharField(),
+                    "entry": serializers.DictField(
+                        required=False, help_text="the table after it, as a timeline entry"
+                    ),
+                    "error": serializers.DictField(
+                        required=False, help_text="why it cannot be played (the line stops there)"
+                    ),
+                },
+            )
+        ),
+        "complete": serializers.BooleanField(help_text="every action was played"),
+    },
+)
+
+
+class HandTryApi(APIView):
+    @extend_schema(
+        summary="Try another play from a ply: nothing is stored",
+        description=(
+            "Replays the hand to `ply`, then plays each action with the engine. Per action: the table after "
+            "it (the timeline's entry format) or, for the first that cannot be played, the error, after which "
+            "nothing more is tried. Anyone who may read the match may try (a share link too)."
+        ),
+        parameters=[SHARE_PARAMETER],
+        request=TryInputSerializer,
+        responses={200: TRY_RESPONSE, 400: ERROR_RESPONSE, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE},
+    )
+    def post(self, request: Request, match_id: int, number: int) -> Response:
+        match = readable_match(request, match_id)
+        hand = hand_number(match, number)
+        given = TryInputSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        ply, actions = given.validated_data["ply"], given.validated_data["actions"]
+        plies = selectors.hand_plies(match=match, number=hand)
+        if ply > plies:
+            raise exceptions.ValidationError({"ply": f"hand {hand} has plies 0 to {plies}"})
+        results = selectors.hand_try(match=match, number=hand, ply=ply, actions=actions)
+        complete = len(results) == len(actions) and not any("error" in r for r in results)
+        return Response({"match": match.pk, "hand": hand, "ply": ply, "results": results, "complete": complete})
 
 
 class ShareLinkApi(APIView):

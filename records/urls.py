@@ -13,6 +13,7 @@ urlpatterns = [
     path(
         "matches/<int:match_id>/hands/<int:number>/states/<int:ply>/", api.HandStateApi.as_view(), name="api-hand-state"
     ),
+    path("matches/<int:match_id>/hands/<int:number>/try/", api.HandTryApi.as_view(), name="api-hand-try"),
     path("batches/<int:batch_id>/", api.BatchDetailApi.as_view(), name="api-batch-detail"),
     path("status/", api.StatusApi.as_view(), name="api-status"),
     path("health/", api.HealthApi.as_view(), name="api-health"),

@@ -27,6 +27,7 @@ ENDPOINTS = {
     "/api/matches/{match_id}/shared-with/": {"post", "delete"},
     "/api/matches/{match_id}/hands/{number}/timeline/": {"get"},
     "/api/matches/{match_id}/hands/{number}/states/{ply}/": {"get"},
+    "/api/matches/{match_id}/hands/{number}/try/": {"post"},
     "/api/batches/{batch_id}/": {"get"},
     "/api/status/": {"get"},
 }
