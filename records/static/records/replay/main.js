@@ -1,0 +1,328 @@
+// The replay page: one timeline request, then every step is drawn from memory.
+import { handChart, matchChart } from "./chart.js";
+import { escape } from "./cards.js";
+import { bindKeys } from "./keys.js";
+import { findingLabel, markCurrent, renderMoves } from "./moves.js";
+import { tableHTML } from "./table.js";
+import { describePly, groupTurns, loadFindings, loadTimeline, witnessStart } from "./timeline.js";
+import { splitActions, tryActions } from "./trial.js";
+
+const config = JSON.parse(document.getElementById("replay-config").textContent);
+const root = document.getElementById("replay");
+const $ = (id) => document.getElementById(id);
+const ui = {
+  table: $("table"), moves: $("moves"), label: $("ply-label"), scrubber: $("scrubber"), last: $("last-action"),
+  play: $("play"), speed: $("speed"), view: $("view"), help: $("help"), helpButton: $("help-button"),
+  findingPanel: $("finding-panel"), loadError: $("load-error"), tryForm: $("try-form"), tryText: $("try-actions"),
+  tryResults: $("try-results"), tryPanel: $("try-panel"),
+};
+
+const page = {
+  states: [], infos: [], turns: [], turnOf: [], findings: [], findingsByPly: new Map(),
+  ply: 0, view: "full", timer: null, moveChart: null, selected: null, sides: config.sides || [],
+};
+const players = config.players || [];
+const PLAY_ICON = `<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 1v14l11-7z"/></svg>`;
+const PAUSE_ICON = `<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 2h4v12H3zM9 2h4v12H9z"/></svg>`;
+
+function sideLabels() {
+  return page.sides.map((seats, i) => `Side ${i + 1}: ${seats.map((s) => players[s - 1] || `p${s}`).join(" + ")}`);
+}
+
+// --- the URL: ?ply=N (and ?view=S), one history entry per ply visited -----------------
+
+function pageUrl(ply, view = page.view) {
+  const url = new URL(window.location.href);
+  url.hash = "";
+  url.searchParams.set("ply", String(ply));
+  if (view === "full") url.searchParams.delete("view"); else url.searchParams.set("view", String(view));
+  return url.pathname + url.search;
+}
+
+function fromLocation() {
+  const url = new URL(window.location.href);
+  const hash = /ply=(\d+)/.exec(url.hash);
+  const ply = url.searchParams.has("ply") ? Number(url.searchParams.get("ply")) : hash ? Number(hash[1]) : 0;
+  const view = url.searchParams.get("view") || "full";
+  return { ply: Number.isFinite(ply) ? ply : 0, view };
+}
+
+function clamp(ply) {
+  return Math.max(0, Math.min(page.states.length - 1, ply));
+}
+
+function go(ply, { history = "push" } = {}) {
+  ply = clamp(ply);
+  const changed = ply !== page.ply;
+  page.ply = ply;
+  draw();
+  if (history === "push" && changed) window.history.pushState({ ply, view: page.view }, "", pageUrl(ply));
+  else if (history === "replace" || (history === "push" && !changed)) window.history.replaceState({ ply, view: page.view }, "", pageUrl(ply));
+}
+
+// --- drawing ---------------------------------------------------------------------------
+
+function lastActionHTML(info, state) {
+  if (page.ply === 0) return `<strong>The deal.</strong> p${state.turn} ${escape(players[state.turn - 1] || "")} plays first.`;
+  const auto = (info.automatic || []).map((op) => op.kind === "hand-ended" ? `the hand ended${op.how ? ` (${escape(op.how)})` : ""}` : op.kind === "dead-to-stock" ? `${op.count} dead-pile cards went to the stock` : escape(op.kind));
+  return `<strong>Ply ${page.ply}</strong> &middot; <code class="just-played">${escape(info.action || "")}</code>${auto.length ? ` &middot; then ${auto.join(", ")}` : ""}`;
+}
+
+function draw() {
+  const state = page.states[page.ply], info = page.infos[page.ply];
+  ui.table.innerHTML = tableHTML({ state, info, view: page.view, players, sides: page.sides });
+  ui.last.innerHTML = lastActionHTML(info, state);
+  const turn = page.turns[page.turnOf[page.ply]];
+  ui.label.textContent = `ply ${page.ply} of ${page.states.length - 1}${turn && turn.index ? ` \u00b7 turn ${turn.index}` : ""}`;
+  ui.scrubber.value = String(page.ply);
+  root.dataset.ply = String(page.ply);
+  root.dataset.view = String(page.view);
+  markCurrent(ui.moves, page.ply);
+  if (page.moveChart) page.moveChart(page.ply);
+  const here = page.findingsByPly.get(page.ply) || [];
+  if (page.selected && page.selected.ply !== page.ply) page.selected = null;
+  showFindings(page.selected ? [page.selected] : here);
+}
+
+// --- findings and their witness --------------------------------------------------------
+
+function showFindings(findings) {
+  if (!findings.length) { ui.findingPanel.hidden = true; ui.findingPanel.innerHTML = ""; return; }
+  ui.findingPanel.hidden = false;
+  ui.findingPanel.innerHTML = findings.map((f, i) => (
+    `<div class="finding kind-${escape(f.kind)}" data-index="${i}"><p><span class="finding-badge kind-${escape(f.kind)}">${escape(findingLabel(f))}</span>` +
+    ` ${f.seat ? `p${f.seat}` : `side ${f.side}`} &middot; ply ${f.ply}</p><p class="finding-message">${escape(f.message || "")}</p>` +
+    (f.witness && f.witness.length
+      ? `<div class="witness-line">The better play:<ol>${f.witness.map((a) => `<li><code>${escape(a)}</code></li>`).join("")}</ol></div>` +
+        `<button type="button" class="show-witness" data-index="${i}" aria-controls="witness-area">Show the better play</button>`
+      : "") + `</div>`
+  )).join("");
+  ui.findingPanel.querySelectorAll(".show-witness").forEach((button) => {
+    button.addEventListener("click", () => showWitness(findings[Number(button.dataset.index)]));
+  });
+}
+
+function closeWitness() {
+  const box = $("witness-area");
+  box.hidden = true;
+  box.innerHTML = "";
+}
+
+async function showWitness(finding) {
+  stop();
+  const box = $("witness-area");
+  box.hidden = false;
+  const start = witnessStart(finding, page.infos); // the ply of the turn's draw
+  const from = start - 1; // the table the witness is played on
+  box.innerHTML = `<p>Asking the engine&hellip;</p>`;
+  const answer = await tryActions(config.urls.try, from, finding.witness);
+  if (!answer.results.length) {
+    box.innerHTML = `<p class="error try-error">${escape(answer.message || "no answer")}</p><button type="button" class="close-witness">Close</button>`;
+    box.querySelector(".close-witness").addEventListener("click", closeWitness);
+    return;
+  }
+  const turn = page.turns[page.turnOf[start]];
+  const played = turn ? turn.plies : [start];
+  const witnessStates = [page.states[from], ...answer.results.filter((r) => r.state).map((r) => r.state)];
+  let step = witnessStates.length - 1;
+  const render = () => {
+    const stepped = [witnessStates[step - 1] || witnessStates[0], witnessStates[step]];
+    const info = step ? describePly(stepped, 1, [answer.results[step - 1].action]) : page.infos[from];
+    const playedEnd = played[played.length - 1];
+    box.innerHTML =
+      `<h2>The better play for ${escape(findingLabel(finding))} at ply ${finding.ply}, from ply ${from} <button type="button" class="close-witness">Close</button></h2>` +
+      `<div class="witness-steps"><button type="button" data-step="-1" aria-label="previous step of the better play">&larr;</button>` +
+      ` <span class="witness-step">step ${step} of ${witnessStates.length - 1}${step ? `: <code>${escape(answer.results[step - 1].action)}</code>` : ": the table at the draw step"}</span> ` +
+      `<button type="button" data-step="1" aria-label="next step of the better play">&rarr;</button></div>` +
+      answer.results.filter((r) => r.error).map((r) => `<p class="error try-error"><code>${escape(r.action)}</code>: ${escape(r.error)}</p>`).join("") +
+      `<div class="compare"><div class="compare-col better"><h4>The better play</h4><ol class="witness-actions">` +
+      answer.results.map((r, i) => `<li class="${i + 1 === step ? "current" : ""}"><code>${escape(r.action)}</code></li>`).join("") +
+      `</ol><div class="table small-table witness-table">${tableHTML({ state: witnessStates[step], info, view: page.view, players, sides: page.sides })}</div></div>` +
+      `<div class="compare-col played"><h4>As played</h4><ol class="played-actions">${played.map((p) => `<li><a href="${escape(pageUrl(p))}" data-ply="${p}"><code>${escape(page.infos[p].action || "")}</code></a></li>`).join("")}</ol>` +
+      `<div class="table small-table played-table">${tableHTML({ state: page.states[playedEnd], info: page.infos[playedEnd], view: page.view, players, sides: page.sides })}</div></div></div>`;
+    box.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("click", () => {
+      step = Math.max(0, Math.min(witnessStates.length - 1, step + Number(b.dataset.step)));
+      render();
+    }));
+    box.querySelectorAll("a[data-ply]").forEach((a) => a.addEventListener("click", (event) => { event.preventDefault(); go(Number(a.dataset.ply)); }));
+    box.querySelector(".close-witness").addEventListener("click", closeWitness);
+  };
+  render();
+  box.scrollIntoView({ block: "nearest" });
+}
+
+function jumpFinding(direction) {
+  const plies = [...page.findingsByPly.keys()].sort((a, b) => a - b);
+  const target = direction > 0 ? plies.find((p) => p > page.ply) : [...plies].reverse().find((p) => p < page.ply);
+  if (target === undefined) return;
+  page.selected = null;
+  go(target);
+}
+
+// --- playing, turns, views ----------------------------------------------------------------
+
+function stop() {
+  if (page.timer) clearInterval(page.timer);
+  page.timer = null;
+  ui.play.setAttribute("aria-pressed", "false");
+  ui.play.innerHTML = PLAY_ICON;
+  ui.play.setAttribute("aria-label", "play");
+}
+
+function play() {
+  if (page.timer) { stop(); return; }
+  if (page.ply >= page.states.length - 1) go(0);
+  ui.play.setAttribute("aria-pressed", "true");
+  ui.play.innerHTML = PAUSE_ICON;
+  ui.play.setAttribute("aria-label", "pause");
+  page.timer = setInterval(() => {
+    if (page.ply >= page.states.length - 1) { stop(); window.history.pushState({ ply: page.ply, view: page.view }, "", pageUrl(page.ply)); return; }
+    go(page.ply + 1, { history: "replace" });
+  }, Number(ui.speed.value) || 900);
+}
+
+function turnStep(direction) {
+  const index = page.turnOf[page.ply];
+  const turn = page.turns[index];
+  if (direction < 0 && page.ply > turn.plies[0]) return go(turn.plies[0]);
+  const next = page.turns[index + direction];
+  if (next) go(next.plies[0]); else go(direction > 0 ? page.states.length - 1 : 0);
+}
+
+function setView(view, history = "replace") {
+  page.view = String(view);
+  ui.view.value = page.view;
+  draw();
+  if (history === "replace") window.history.replaceState({ ply: page.ply, view: page.view }, "", pageUrl(page.ply));
+}
+
+function flip() {
+  const options = [...ui.view.options].map((o) => o.value);
+  setView(options[(options.indexOf(page.view) + 1) % options.length]);
+}
+
+function toggleHelp(force) {
+  const show = force ?? ui.help.hidden;
+  ui.help.hidden = !show;
+  ui.helpButton.setAttribute("aria-expanded", String(show));
+}
+
+const COMMANDS = {
+  prev: () => go(page.ply - 1), next: () => go(page.ply + 1), first: () => go(0), last: () => go(page.states.length - 1),
+  "prev-turn": () => turnStep(-1), "next-turn": () => turnStep(1),
+  "next-finding": () => jumpFinding(1), "prev-finding": () => jumpFinding(-1),
+  play, flip, help: () => toggleHelp(), close: () => toggleHelp(false),
+};
+
+// --- try another play -------------------------------------------------------------------
+
+async function submitTry(event) {
+  event.preventDefault();
+  stop();
+  const actions = splitActions(ui.tryText.value);
+  if (!actions.length) return;
+  const from = page.ply;
+  ui.tryResults.innerHTML = `<li>Asking the engine&hellip;</li>`;
+  const answer = await tryActions(config.urls.try, from, actions);
+  const items = [];
+  if (answer.message && !answer.results.length) items.push(`<li class="error try-error${answer.unavailable ? " try-unavailable" : ""}">${escape(answer.message)}</li>`);
+  let before = page.states[from];
+  answer.results.forEach((result, i) => {
+    if (result.error) {
+      items.push(`<li class="try-result try-error"><code>${escape(result.action)}</code>: <span class="error">${escape(result.error)}</span></li>`);
+      return;
+    }
+    const info = describePly([before, result.state], 1, [result.action]);
+    const last = i === answer.results.length - 1 || answer.results[i + 1].error;
+    items.push(
+      `<li class="try-result try-ok"><details${last ? " open" : ""}><summary><code>${escape(result.action)}</code>: played (ply ${from + i + 1})</summary>` +
+      `<div class="table small-table">${tableHTML({ state: result.state, info, view: page.view, players, sides: page.sides })}</div></details></li>`
+    );
+    before = result.state;
+  });
+  ui.tryResults.innerHTML = `<li class="try-from">From ply ${from}:</li>` + items.join("");
+}
+
+// --- start ----------------------------------------------------------------------------
+
+async function start() {
+  const findingsPromise = loadFindings(config.urls.findings);
+  let data;
+  try {
+    data = await loadTimeline(config.urls.timeline);
+  } catch (failure) {
+    ui.loadError.hidden = false;
+    ui.loadError.textContent = failure.message;
+    ui.label.textContent = "";
+    return;
+  }
+  page.states = data.states || [];
+  if (!page.states.length) {
+    ui.loadError.hidden = false;
+    ui.loadError.textContent = data.error ? `The deal cannot be replayed: ${data.error.message}` : "This hand has no table to show.";
+    return;
+  }
+  if (data.error) {
+    ui.loadError.hidden = false;
+    ui.loadError.textContent = `The record stops being legal at ply ${data.error.ply}: ${data.error.message}`;
+  }
+  if (!page.sides.length) {
+    const count = (page.states[0].running || []).length || 2;
+    page.sides = Array.from({ length: count }, () => []);
+    Object.keys(page.states[0].hands).map(Number).forEach((seat) => page.sides[(seat - 1) % count].push(seat));
+  }
+  page.infos = page.states.map((_, i) => describePly(page.states, i, config.actions));
+  page.turns = groupTurns(page.infos);
+  page.turnOf = [];
+  page.turns.forEach((turn) => turn.plies.forEach((p) => { page.turnOf[p] = turn.index; }));
+  ui.scrubber.max = String(page.states.length - 1);
+  page.moveChart = handChart($("hand-chart"), page.states, sideLabels());
+  matchChart($("match-chart"), config.match_scores || [], config.target, sideLabels(), config.hand);
+
+  const found = await findingsPromise;
+  page.findings = (found.findings || []).filter((f) => f.hand === undefined || f.hand === config.hand);
+  page.findingsByPly = new Map();
+  for (const f of page.findings) {
+    if (f.ply == null) continue;
+    const at = Math.min(f.ply, page.states.length - 1);
+    if (!page.findingsByPly.has(at)) page.findingsByPly.set(at, []);
+    page.findingsByPly.get(at).push(f);
+  }
+  renderMoves(ui.moves, { turns: page.turns, infos: page.infos, players, findingsByPly: page.findingsByPly, pageUrl, onPick: (p) => go(p) });
+  const handFindings = page.findings.filter((f) => f.ply == null);
+  if (handFindings.length) {
+    ui.moves.insertAdjacentHTML("beforebegin", `<ul class="hand-findings">${handFindings.map((f) => `<li><span class="finding-badge kind-${escape(f.kind)}">${escape(findingLabel(f))}</span> ${escape(f.message || "")}</li>`).join("")}</ul>`);
+  }
+
+  const where = fromLocation();
+  page.view = [...ui.view.options].some((o) => o.value === where.view) ? where.view : "full";
+  ui.view.value = page.view;
+  page.ply = clamp(where.ply);
+  draw();
+  window.history.replaceState({ ply: page.ply, view: page.view }, "", pageUrl(page.ply));
+
+  window.addEventListener("popstate", (event) => {
+    const at = event.state && typeof event.state.ply === "number" ? event.state : fromLocation();
+    stop();
+    page.view = String(at.view || "full");
+    ui.view.value = page.view;
+    page.ply = clamp(at.ply);
+    draw();
+  });
+  bindKeys(document, (command) => { if (command !== "play") stop(); COMMANDS[command](); });
+  root.querySelectorAll("[data-go]").forEach((button) => button.addEventListener("click", () => {
+    stop();
+    COMMANDS[button.dataset.go]();
+  }));
+  ui.play.addEventListener("click", play);
+  ui.speed.addEventListener("change", () => { if (page.timer) { stop(); play(); } });
+  ui.view.addEventListener("change", () => setView(ui.view.value));
+  ui.helpButton.addEventListener("click", () => toggleHelp());
+  ui.scrubber.addEventListener("input", () => { stop(); page.ply = clamp(Number(ui.scrubber.value)); draw(); });
+  ui.scrubber.addEventListener("change", () => window.history.pushState({ ply: page.ply, view: page.view }, "", pageUrl(page.ply)));
+  ui.tryForm.addEventListener("submit", submitTry);
+  $("try-clear").addEventListener("click", () => { ui.tryResults.innerHTML = ""; ui.tryText.value = ""; });
+  root.dataset.ready = "true";
+}
+
+start();

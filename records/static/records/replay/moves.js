@@ -1,0 +1,48 @@
+// The move list: one entry per turn, its plies inside; findings marked by kind and points.
+import { escape } from "./cards.js";
+
+export function findingLabel(finding) {
+  return `${finding.kind}${finding.points != null ? ` ${finding.points}` : ""}`;
+}
+
+/**
+ * Draw the list once. onPick(ply) is called when a move is chosen.
+ * findingsByPly: Map ply -> [finding]
+ */
+export function renderMoves(list, { turns, infos, players, findingsByPly, pageUrl, onPick }) {
+  const parts = [];
+  for (const turn of turns) {
+    const who = turn.seat ? `p${turn.seat} ${players[turn.seat - 1] || ""}`.trim() : "";
+    parts.push(`<li class="turn" data-turn="${turn.index}"><span class="turn-head">${turn.index === 0 ? "Deal" : `Turn ${turn.index} &middot; ${escape(who)}`}</span><ol>`);
+    for (const ply of turn.plies) {
+      const info = infos[ply];
+      const text = ply === 0 ? "the deal" : info.action || `ply ${ply}`;
+      const findings = findingsByPly.get(ply) || [];
+      const badges = findings.map((f) => `<span class="finding-badge kind-${escape(f.kind)}" title="${escape(f.message || "")}">${escape(findingLabel(f))}</span>`).join("");
+      const auto = (info.automatic || []).map((op) => `<span class="auto">${escape(op.kind)}${op.how ? `: ${escape(op.how)}` : ""}</span>`).join("");
+      parts.push(
+        `<li class="move${findings.length ? " has-finding" : ""}" data-ply="${ply}"><a href="${escape(pageUrl(ply))}" data-ply="${ply}">` +
+        `<span class="ply-number">${ply}</span> <code>${escape(text)}</code></a>${auto}${badges}</li>`
+      );
+    }
+    parts.push(`</ol></li>`);
+  }
+  list.innerHTML = parts.join("");
+  list.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-ply]");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    onPick(Number(link.dataset.ply));
+  });
+}
+
+export function markCurrent(list, ply) {
+  const old = list.querySelector(".move.current");
+  if (old) { old.classList.remove("current"); old.querySelector("a").removeAttribute("aria-current"); }
+  const item = list.querySelector(`.move[data-ply="${ply}"]`);
+  if (!item) return;
+  item.classList.add("current");
+  item.querySelector("a").setAttribute("aria-current", "step");
+  const box = list.getBoundingClientRect(), at = item.getBoundingClientRect();
+  if (at.top < box.top || at.bottom > box.bottom) list.scrollTop += at.top - box.top - box.height / 3;
+}
