@@ -19,7 +19,7 @@ from buraco.melds import CardToken, resolve_add
 from buraco.notation import Record
 from buraco.replay import replay_hand
 from buraco.scoring import score_hand
-from buraco.state import OUT, HandState
+from buraco.state import DEAD_INDIRECT_STEP, OUT, HandState
 
 from ..helpers import Deal, actions_of, load_record
 
@@ -120,7 +120,9 @@ def check_canasta_finding(record: Record, finding: Finding) -> HandState:
     plus the finding's points."""
     assert finding.points is not None and finding.points > 0
     state = replay_witness(record, finding)
-    assert state.is_over or state.turn != finding.seat, "the witness plays the whole turn"
+    # The witness plays the whole turn: the next player is to draw, the hand is over, or
+    # the emptied hand waits for its indirect dead-pile pick-up (never part of a witness).
+    assert state.is_over or state.turn != finding.seat or state.step == DEAD_INDIRECT_STEP, finding
     assert side_bonus(state, finding.side - 1) == played_bonus(record, finding) + finding.points
     check_witness_knowledge(record, finding)
     return state
