@@ -20,7 +20,7 @@ function frame(width, height, min, max, pad) {
 
 function legend(svg, labels, x, y) {
   labels.forEach((label, i) => {
-    const at = x + i * 120;
+    const at = x + labels.slice(0, i).reduce((sum, l) => sum + 30 + l.length * 6.2, 0);
     svg.append(el("line", { x1: at, y1: y, x2: at + 18, y2: y, stroke: COLOURS[i % 4], "stroke-width": 2.5, "stroke-dasharray": DASHES[i % 4] }));
     svg.append(el("text", { x: at + 22, y: y + 4, class: "chart-legend" }, label));
   });
