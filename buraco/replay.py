@@ -383,6 +383,7 @@ class MatchReport:
             "sides": [list(s) for s in self.sides],
             "hands": [h.as_dict() for h in self.hands],
             "totals": self.totals,
+            "totals_through_hand": self.totals_through,
             "winner": self.winner_dict(),
         }
 

@@ -11,6 +11,15 @@ from typing import Any, cast
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.http import HttpResponse
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.http import content_disposition_header
+from drf_spectacular.renderers import (
+    OpenApiJsonRenderer,
+    OpenApiJsonRenderer2,
+    OpenApiYamlRenderer,
+    OpenApiYamlRenderer2,
+)
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -19,7 +28,8 @@ from drf_spectacular.utils import (
     extend_schema_field,
     inline_serializer,
 )
-from rest_framework import exceptions, parsers, serializers, status
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework import exceptions, parsers, renderers, serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -40,7 +50,13 @@ SHARE_PARAMETER = OpenApiParameter(
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, services.UploadError):
         return Response(
-            {"message": str(exc), "extra": {}, "errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST
+            {"message": str(exc), "extra": {"hint": exc.hint} if exc.hint else {}, "errors": exc.errors},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    if isinstance(exc, services.SignupError):
+        return Response(
+            {"message": f"the account cannot be made: {exc}", "extra": {"fields": exc.errors}},
+            status=status.HTTP_400_BAD_REQUEST,
         )
     if isinstance(exc, selectors.ReplayConflict):
         return Response({"message": exc.message, "extra": {"error": exc.error.as_dict()}}, status=status.HTTP_409_CONFLICT)
@@ -82,6 +98,23 @@ class RawRecordParser(parsers.BaseParser):
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
         return {"raw": stream.read() if stream is not None else b""}
+
+
+FORM_HINT = (
+    "the body came as application/x-www-form-urlencoded (curl's default for -d and --data-binary) and was read "
+    "as the record itself; if the record is fine, -d may have dropped its line breaks: send it with "
+    "--data-binary @match.brn -H 'Content-Type: application/toml' (or application/json), or as a file: -F files=@match.brn"
+)
+
+
+class FormRecordParser(parsers.BaseParser):
+    """A record sent as a form-encoded body (curl's default content type for ``--data``):
+    no form of this API is sent that way, so the body is read as the record itself."""
+
+    media_type = "application/x-www-form-urlencoded"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
+        return {"raw": stream.read() if stream is not None else b"", "form_encoded": True}
 
 
 # --- serializers ---------------------------------------------------------------------
@@ -271,7 +304,7 @@ def hand_number(match: Match, number: int) -> int:
 
 
 class MatchListApi(APIView):
-    parser_classes = [parsers.MultiPartParser, parsers.FormParser, RawRecordParser]
+    parser_classes = [parsers.MultiPartParser, FormRecordParser, RawRecordParser]
 
     @extend_schema(
         summary="List matches you may read",
@@ -292,7 +325,8 @@ class MatchListApi(APIView):
             "A BRN file (TOML), its JSON form, several files or a zip of .brn files, as multipart "
             "`file`/`files` fields, or one record as the raw request body. All files must be readable "
             "BRN or nothing is stored (400 lists every error with its line and column). Several files "
-            "make a batch whose progress is at /api/batches/{id}/."
+            "make a batch whose progress is at /api/batches/{id}/. A raw body sent as "
+            "application/x-www-form-urlencoded (curl's default for --data) is read as the record too."
         ),
         request={
             "multipart/form-data": inline_serializer(
@@ -305,6 +339,7 @@ class MatchListApi(APIView):
             ),
             "application/toml": OpenApiTypes.STR,
             "application/json": OpenApiTypes.OBJECT,
+            "application/x-www-form-urlencoded": OpenApiTypes.STR,
         },
         responses={202: UploadAcceptedSerializer, 400: ERROR_RESPONSE, 401: ERROR_RESPONSE},
     )
@@ -343,8 +378,16 @@ def _uploaded_files(request: Request) -> list[services.UploadedFile]:
     data = request.data
     if isinstance(data, dict) and "raw" in data:
         raw = data["raw"]
+        hint = FORM_HINT if data.get("form_encoded") else None
         if not raw:
-            raise services.UploadError([{"file": None, "line": None, "column": None, "message": "the body is empty"}])
+            raise services.UploadError(
+                [{"file": None, "line": None, "column": None, "message": "the body is empty"}], hint=hint
+            )
+        if hint:
+            try:
+                services.parse_uploads([services.UploadedFile("upload.brn", raw)])
+            except services.UploadError as error:
+                raise services.UploadError(error.errors, hint=hint) from None
         return [services.UploadedFile("upload.brn", raw)]
     uploads = [*request.FILES.getlist("files"), *request.FILES.getlist("file")]
     if not uploads:
@@ -395,6 +438,21 @@ class MatchBrnApi(APIView):
         text = selectors.match_canonical_brn(match=match)
         response = HttpResponse(text, content_type="application/toml; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.brn"'
+        return response
+
+
+class MatchSourceApi(APIView):
+    @extend_schema(
+        summary="The record exactly as uploaded, with its original file name",
+        parameters=[SHARE_PARAMETER],
+        responses={(200, "application/toml"): OpenApiTypes.BINARY, (200, "application/json"): OpenApiTypes.BINARY,
+                   404: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int) -> HttpResponse:
+        match = readable_match(request, match_id)
+        content, name, content_type = selectors.match_source(match=match)
+        response = HttpResponse(content, content_type=content_type)
+        response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=name) or "attachment"
         return response
 
 
@@ -542,6 +600,31 @@ def _user_named(request: Request) -> Any:
     return user
 
 
+class SignupInputSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, trim_whitespace=False, style={"input_type": "password"})
+
+
+class SignupApi(APIView):
+    authentication_classes: list[Any] = []  # no session: no CSRF token is needed to sign up
+
+    @extend_schema(
+        summary="Make an account; the answer holds its API token",
+        description="The password is checked by Django's password validators (length, commonness, ...).",
+        request=SignupInputSerializer,
+        responses={
+            201: inline_serializer("SignedUp", {"username": serializers.CharField(), "token": serializers.CharField()}),
+            400: ERROR_RESPONSE,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        given = SignupInputSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        user = services.user_create(**given.validated_data)
+        token = services.token_for(user=user)
+        return Response({"username": user.username, "token": token}, status=status.HTTP_201_CREATED)
+
+
 class BatchDetailApi(APIView):
     @extend_schema(summary="A batch's progress: done, failed, total (owner only)",
                    responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE})
@@ -556,6 +639,35 @@ class StatusApi(APIView):
     @extend_schema(summary="Queue depths and the oldest waiting job", responses={200: OpenApiTypes.OBJECT})
     def get(self, request: Request) -> Response:
         return Response(selectors.queue_status())
+
+
+class SchemaHtmlRenderer(renderers.BaseRenderer):
+    """The schema for a browser (it asks for text/html): the YAML shown as a page, with
+    links to the interactive docs and the JSON, instead of a file to download."""
+
+    media_type = "text/html"
+    format = "html"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        text = OpenApiYamlRenderer().render(data, accepted_media_type, renderer_context).decode()
+        return (
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Buraco records API: OpenAPI schema'
+            "</title></head><body><p>The OpenAPI 3 schema of this API. "
+            f'<a href="{reverse("api-docs")}">Interactive docs</a> &middot; <a href="?format=json">JSON</a> &middot; '
+            f'<a href="?format=yaml">YAML</a> (a tool asking for <code>application/vnd.oai.openapi</code> '
+            "or <code>application/json</code> gets it directly).</p>"
+            f"<pre>{escape(text)}</pre></body></html>"
+        ).encode()
+
+
+class SchemaApi(SpectacularAPIView):
+    """/api/schema/: YAML by default (and to tools), JSON with ``?format=json`` (as
+    application/json, which browsers show), a page to a browser."""
+
+    renderer_classes = [
+        OpenApiYamlRenderer, OpenApiYamlRenderer2, OpenApiJsonRenderer2, OpenApiJsonRenderer, SchemaHtmlRenderer,
+    ]
 
 
 class HealthApi(APIView):

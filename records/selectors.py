@@ -110,8 +110,29 @@ def match_report(*, match: Match) -> dict[str, Any] | None:
         "sides": match.sides or [],
         "hands": hands,
         "totals": match.totals,
+        "totals_through_hand": totals_through_hand(hands=hands),
         "winner": match.winner,
     }
+
+
+def totals_through_hand(*, hands: list[dict[str, Any]] | list[Hand]) -> int:
+    """How many hands (from hand 1) the totals sum: up to the first without a score (illegal
+    or unfinished), as ``buraco.replay.MatchReport.totals_through``; 0 means no total is known."""
+    count = 0
+    for hand in hands:
+        scores = hand["scores"] if isinstance(hand, dict) else hand.scores
+        if scores is None:
+            break
+        count += 1
+    return count
+
+
+def match_source(*, match: Match) -> tuple[bytes, str, str]:
+    """The upload byte for byte, a file name for it (the original one's last part) and its
+    content type."""
+    name = (match.filename or "").replace("\\", "/").rsplit("/", 1)[-1] or f"match-{match.pk}.brn"
+    content_type = "application/json" if match.source_format == "json" else "application/toml"
+    return bytes(match.source), name, content_type
 
 
 def match_record(*, match: Match) -> Record:

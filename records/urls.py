@@ -7,6 +7,7 @@ urlpatterns = [
     path("matches/<int:match_id>/", api.MatchDetailApi.as_view(), name="api-match-detail"),
     path("matches/<int:match_id>/report/", api.MatchReportApi.as_view(), name="api-match-report"),
     path("matches/<int:match_id>/brn/", api.MatchBrnApi.as_view(), name="api-match-brn"),
+    path("matches/<int:match_id>/source/", api.MatchSourceApi.as_view(), name="api-match-source"),
     path("matches/<int:match_id>/share-link/", api.ShareLinkApi.as_view(), name="api-match-share-link"),
     path("matches/<int:match_id>/shared-with/", api.SharedWithApi.as_view(), name="api-match-shared-with"),
     path("matches/<int:match_id>/hands/<int:number>/timeline/", api.HandTimelineApi.as_view(), name="api-hand-timeline"),
