@@ -241,8 +241,17 @@ def best_exit(state: HandState) -> Exit | None:
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
     if not _may_hold_going_out_canasta(state):
         return None
-    # Every exit scores the same but for the side's canasta bonus: one reaching the bound is best.
+    # Exits differ in score only by the side's canasta bonus and the card thrown last (not
+    # melded): one with the bonus bound that throws the cheapest card (or none) is best.
+    values = variant.card_values
     bound = _bonus_bound(state, side)
+    cheapest = 0 if variant.out_by_meld else min(values[c] for c in range(CARD_KINDS) if state.hands[seat][c])
+
+    def ideal(exit_: Exit) -> bool:
+        last = exit_.actions[-1] if exit_.actions else None
+        thrown = values[last.cards[0]] if last is not None and last.verb == "discard" else 0
+        return side_bonus(exit_.state, side) >= bound and thrown <= cheapest
+
     best: list[Exit | None] = [None]
     seen: set[tuple[object, ...]] = set()
 
@@ -256,7 +265,7 @@ def best_exit(state: HandState) -> Exit | None:
 
     def visit(node: HandState, line: tuple[Action, ...], kept: int) -> None:
         current = best[0]
-        if current is not None and side_bonus(current.state, side) >= bound:
+        if current is not None and ideal(current):
             return
         key = (*_key(node), kept)
         if key in seen:
