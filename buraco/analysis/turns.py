@@ -155,8 +155,6 @@ def _alternative_takes(turn: Turn) -> list[tuple[Action, HandState]]:
 
 
 def _canasta_findings(index: int, turn: Turn) -> list[Finding]:
-    if turn.went_out:
-        return []  # going out ends the hand; the going-out search judges such turns
     seat, side = turn.seat, turn.after_draw.side_of[turn.seat]
     played = best_canasta_line(turn.after_draw, turn.discard, to_beat=turn.end_bonus)
     played_bonus = max(played.bonus if played is not None else 0, turn.end_bonus)
