@@ -4,7 +4,8 @@ The bots meld what they can, lay off onto their side's melds, take the pile
 when its top card fits, pick up dead piles, build canastas and go out. Every
 move goes through the engine's ``can_*`` checks, so what they write verifies.
 They are deterministic for a given seed, and can plant scoring mistakes in the
-claimed results (for tests, demos and benchmarks).
+claimed results, or one blunder in the play (skipping a canasta they could complete,
+or skipping going out), for tests, demos and benchmarks.
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ from collections.abc import Iterator, Sequence
 
 from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
 from .cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card, card_of, deck_counts
-from .melds import IS_WILD_KIND, CardToken, Shape, layout_tokens, meld_layouts, resolve_add
+from .melds import IS_WILD_KIND, CardToken, Shape, canasta_bonus, layout_tokens, meld_layouts, resolve_add
 from .moves import plays_using
 from .notation import HandRecord, Record, Result
 from .rules import Variant, find_variant
 from .scoring import score_hand
-from .state import DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP, DRAW_STEP, HandState, TableMeld
+from .state import DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP, DRAW_STEP, OUT, PLAY_STEP, HandState, TableMeld
 
 MAX_ACTIONS = 3000  # a safety net: real hands end far sooner
+
+SKIP_CANASTA = "skip-canasta"  # a blunder: not completing (or bettering) a canasta the bot's plays would make
+SKIP_GOING_OUT = "skip-going-out"  # a blunder: keeping cards when the bot's turn would go out
+BLUNDERS = (SKIP_CANASTA, SKIP_GOING_OUT)
 
 
 def new_deck(variant: Variant) -> list[Card]:
@@ -51,10 +56,13 @@ def deal_cards(variant: Variant, players: int, rng: random.Random) -> tuple[
 class Bot:
     """One seat's player. Stateless between turns: it reads the table."""
 
-    def __init__(self, state: HandState, seat: int, rng: random.Random) -> None:
+    def __init__(self, state: HandState, seat: int, rng: random.Random, refrain: str | None = None) -> None:
         self.state = state
         self.seat = seat
         self.rng = rng
+        # A blunder for this turn (one of BLUNDERS): the bot then keeps two cards or more
+        # before its discard, and with SKIP_CANASTA makes no play raising its side's canasta bonus.
+        self.refrain = refrain
 
     # --- the draw step -----------------------------------------------------------
 
@@ -144,14 +152,33 @@ class Bot:
         if obligation is not None:
             return self._play_using(obligation.card)
         for tokens in self._meld_candidates():
-            if state.can_meld(self.seat, tokens) and self._size_ok(len(tokens), state.verify_meld(self.seat, tokens), None):
-                return _meld_action(self.seat, tokens)
+            if state.can_meld(self.seat, tokens):
+                shape = state.verify_meld(self.seat, tokens)
+                action = _meld_action(self.seat, tokens)
+                if self._size_ok(len(tokens), shape, None) and self._allowed(action, len(tokens), shape):
+                    return action
         for number, tokens in self._lay_off_candidates():
             if state.can_add(self.seat, number, tokens):
                 target = state.melds[number - 1]
-                if self._size_ok(len(tokens), state.verify_add(self.seat, number, tokens).shape, target):
-                    return _add_action(self.seat, number, tokens)
+                shape = state.verify_add(self.seat, number, tokens).shape
+                action = _add_action(self.seat, number, tokens)
+                if self._size_ok(len(tokens), shape, target) and self._allowed(action, len(tokens), shape):
+                    return action
         return None
+
+    def _allowed(self, action: Action, playing: int, shape: Shape) -> bool:
+        """May the play be made, with the blunder the bot was told to make this turn?"""
+        if self.refrain is None:
+            return True
+        state, seat = self.state, self.seat
+        if state.hand_sizes[seat] - playing < 2:
+            return False  # the turn must end by a discard that keeps a card: no going out
+        if self.refrain == SKIP_CANASTA and len(shape.cards) >= 7:
+            side = state.side_of[seat]
+            trial = state.copy()
+            trial.apply(action)
+            return _side_bonus(trial, side) <= _side_bonus(state, side)
+        return True
 
     def _size_ok(self, playing: int, shape: Shape, target: TableMeld | None) -> bool:
         """Never play down to one card that could not then be discarded."""
@@ -165,7 +192,8 @@ class Bot:
     def _play_using(self, card: Card) -> Action | None:
         """The smallest meld holding the card taken from the pile, else the smallest lay-off."""
         plays = sorted(plays_using(self.state, card), key=lambda play: (play.meld != 0, len(play.cards), play.action.text))
-        return plays[0].action if plays else None
+        allowed = [play for play in plays if self._allowed(play.action, len(play.cards), play.shape)]
+        return allowed[0].action if allowed else None
 
     def _meld_candidates(self) -> Iterator[tuple[CardToken, ...]]:
         state, seat = self.state, self.seat
@@ -244,6 +272,61 @@ class Bot:
         return score - self.state.variant.card_values[card] // 10
 
 
+def _side_bonus(state: HandState, side: int) -> int:
+    """The canasta bonus the side's melds hold now (0-based side), as the analysis counts it."""
+    variant = state.variant
+    return sum(canasta_bonus(m.kind(variant), variant) for m in state.melds if m.side == side)
+
+
+def _copy_rng(rng: random.Random) -> random.Random:
+    twin = random.Random()
+    twin.setstate(rng.getstate())
+    return twin
+
+
+def _trial_turn(state: HandState, seat: int, rng: random.Random, refrain: str | None) -> HandState | None:
+    """The rest of the turn, from the play step, played on a copy of the table by a bot
+    with a copy of ``rng`` (told ``refrain``, or not): the table it ends with, or None
+    when the turn would not end legally or would pick up a dead pile (unknown cards)."""
+    trial = state.copy()
+    bot = Bot(trial, seat, _copy_rng(rng), refrain)
+    for action in bot.plays():
+        trial.apply(action)
+        if trial.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
+            return None
+    if trial.is_over or trial.turn != seat:
+        return trial
+    if trial.step != PLAY_STEP:
+        return None
+    choice = bot.discard()
+    if choice is None:
+        return None
+    trial.apply(choice)
+    return None if trial.step == DEAD_INDIRECT_STEP else trial
+
+
+def _blunder_fits(state: HandState, seat: int, rng: random.Random, blunder: str) -> bool:
+    """Is this turn (at its play step) one where the bot would make what ``blunder``
+    skips, and can it skip it and still end the turn by a discard, the hand going on?"""
+    played = _trial_turn(state, seat, rng, None)
+    if played is None:
+        return False
+    if blunder == SKIP_GOING_OUT:
+        if not (played.is_over and played.ended_by == OUT and played.out_by == seat):
+            return False
+    else:
+        side = state.side_of[seat]
+        if _side_bonus(played, side) <= _side_bonus(state, side):
+            return False
+    skipped = _trial_turn(state, seat, rng, blunder)
+    if skipped is None or skipped.is_over or skipped.turn == seat:
+        return False
+    if blunder == SKIP_CANASTA:
+        side = state.side_of[seat]
+        return _side_bonus(skipped, side) < _side_bonus(played, side)
+    return True
+
+
 def _would_fit(state: HandState, meld: TableMeld, card: Card) -> bool:
     """Could ``card`` be laid off on ``meld`` (whoever holds it)?"""
     try:
@@ -283,10 +366,20 @@ def play_hand(
     variant: Variant, players: int, dealer: int, rng: random.Random
 ) -> tuple[HandRecord, HandState]:
     """Deal and play one hand to its end; return its record and final table."""
+    record, state, _ = _play_hand(variant, players, dealer, rng, None)
+    return record, state
+
+
+def _play_hand(
+    variant: Variant, players: int, dealer: int, rng: random.Random, blunder: str | None
+) -> tuple[HandRecord, HandState, str | None]:
+    """:func:`play_hand`, with the first chance at ``blunder`` taken (see :func:`play_match`):
+    also returns what was skipped, as ``x-blunder`` writes it, or None."""
     dealt, dead, discard, stock = deal_cards(variant, players, rng)
     state = HandState.deal(variant, players, dealer, dealt, dead, discard, stock)
     actions: list[Action] = []
     takes_in_a_row = 0  # bots passing the pile around forever would never end the hand
+    planted: str | None = None
 
     def play(action: Action) -> None:
         state.apply(action)
@@ -302,6 +395,11 @@ def play_hand(
                 break
             takes_in_a_row = takes_in_a_row + 1 if choice.verb == TAKE else 0
             play(choice)
+            # The blunder comes after the bot's own draw step, on the trials' copies of rng:
+            # until it is made, the hand is the one played without it.
+            if blunder is not None and planted is None and state.step == PLAY_STEP:
+                if _blunder_fits(state, seat, rng, blunder):
+                    bot.refrain = blunder
         for action in bot.plays():
             play(action)
             if state.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
@@ -315,6 +413,8 @@ def play_hand(
         if choice is None:
             raise RuntimeError(f"bot p{seat} found no legal discard in {variant.id}")
         play(choice)
+        if bot.refrain is not None:
+            planted = f"{bot.refrain} p{seat} ply {len(actions)}"  # the discard that ended the turn
         if state.step == DEAD_INDIRECT_STEP:
             play(Action(seat, DEAD, (), (), 0, 0, f"p{seat} dead"))
     record = HandRecord(
@@ -327,7 +427,7 @@ def play_hand(
         parsed=tuple(actions),
         written=tuple(a.canonical() for a in actions),
     )
-    return record, state
+    return record, state, planted
 
 
 def play_match(
@@ -337,6 +437,7 @@ def play_match(
     seed: int = 0,
     mistakes: float = 0.0,
     names: Sequence[str] | None = None,
+    blunder: str | None = None,
 ) -> Record:
     """A complete match record: ``hands`` hands, or until a side wins if None.
 
@@ -353,10 +454,27 @@ def play_match(
     True
     >>> verify(record).scores_match
     False
+
+    With ``blunder`` (one of BLUNDERS), one bot blunders once, at the first turn of
+    the match (of any seat) where it can: with ``"skip-canasta"`` at a turn whose plays
+    would raise its side's canasta bonus, it makes none of the plays raising it; with
+    ``"skip-going-out"`` at a turn that would go out, it keeps two cards or more before
+    its discard. Either way the turn ends by a discard and the hand goes on; a turn
+    where that is not legal (or where the plays would pick up a dead pile) is passed
+    over. That hand carries ``x-blunder = "<blunder> p<seat> ply <n>"``, n being the
+    discard that ended the turn; where no turn allowed it, no hand does. Until the
+    blunder the match is the one played without it.
+
+    >>> record = play_match("cerrado", seed=2, blunder="skip-going-out")
+    >>> dict(record.hands[0].extra)["x-blunder"]
+    'skip-going-out p2 ply 136'
     """
     rules = find_variant(variant) if isinstance(variant, str) else variant
     if players not in rules.player_counts:
         raise ValueError(f"{rules.id} is played by {sorted(rules.player_counts)} players, not {players}")
+    if blunder is not None and blunder not in BLUNDERS:
+        raise ValueError(f"unknown blunder {blunder!r}: one of {', '.join(BLUNDERS)}")
+    pending = blunder
     rng = random.Random(f"{rules.id}/{players}/{seed}")
     names = list(names) if names else [f"Bot {i}" for i in range(1, players + 1)]
     sides = len(rules.sides_for(players))
@@ -366,19 +484,22 @@ def play_match(
     dealer = players
     limit = hands if hands is not None else 50
     for _ in range(limit):
-        hand, state = play_hand(rules, players, dealer, rng)
+        hand, state, blundered = _play_hand(rules, players, dealer, rng, pending)
         if not state.is_over:
             raise RuntimeError(f"self-play hand did not finish in {rules.id}")
         scores = [p.total for p in score_hand(state)]
         totals = [t + s for t, s in zip(totals, scores)]
         claimed_scores = list(scores)
         extra: tuple[tuple[str, object], ...] = ()
+        if blundered is not None:
+            extra = (("x-blunder", blundered),)
+            pending = None
         if mistakes and rng.random() < mistakes:
             planted = _plant_slip(state, rng)
             if planted is not None:
                 side, slip, effect = planted
                 claimed_scores[side] += effect
-                extra = (("x-planted", f"side {side + 1} {slip}"),)
+                extra = (*extra, ("x-planted", f"side {side + 1} {slip}"))
         claimed_totals = [t + s for t, s in zip(claimed_totals, claimed_scores)]
         hand = HandRecord(
             dealer=hand.dealer, dealt=hand.dealt, dead=hand.dead, discard=hand.discard, stock=hand.stock,
