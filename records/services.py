@@ -58,6 +58,12 @@ class UploadResult:
     created: list[bool]
     batch: Batch | None = None
     errors: list[dict[str, Any]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # each match's file in this upload (a zip's member)
+
+    @property
+    def duplicates(self) -> list[tuple[str, Match]]:
+        """The files of this upload that the owner had uploaded already, with their match."""
+        return [(name, match) for name, match, new in zip(self.names, self.matches, self.created) if not new]
 
 
 def expand_upload(files: Iterable[UploadedFile]) -> list[UploadedFile]:
@@ -161,7 +167,7 @@ def upload_create(
         if retry:
             jobs_requeue(match_ids=retry, kind=Job.Kind.VERIFY, queue=queue, send=False)
         transaction.on_commit(lambda: jobs_send(match_ids=[*to_queue, *retry], kind=Job.Kind.VERIFY, queue=queue))
-    return UploadResult(matches, created, batch)
+    return UploadResult(matches, created, batch, names=[upload.name for upload, _ in parsed])
 
 
 def _match_store(

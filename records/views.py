@@ -11,15 +11,17 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from analysis import selectors as analysis_selectors
 from buraco.rules import VARIANTS
 
 from . import permissions, selectors, services
-from .models import Batch, Job, Match
+from .models import Batch, Hand, Job, Match
 
 
 class FilterForm(forms.Form):
@@ -81,11 +83,48 @@ def upload(request: HttpRequest) -> HttpResponse:
             errors = error.errors
         else:
             if result.batch is not None:
+                # Records uploaded before are not part of the batch: its page lists them apart.
+                request.session[_duplicates_key(result.batch.pk)] = [
+                    {"file": name, "id": match.pk} for name, match in result.duplicates[:MAX_DUPLICATES_SHOWN]
+                ]
+                request.session[_duplicates_key(result.batch.pk) + "-count"] = len(result.duplicates)
                 return redirect("batch-detail", batch_id=result.batch.pk)
             if not result.created[0]:
                 messages.info(request, "You had uploaded this record already.")
             return redirect("match-detail", match_id=result.matches[0].pk)
     return render(request, "records/upload.html", {"form": form, "errors": errors}, status=400 if errors else 200)
+
+
+def _duplicates_key(batch_id: int) -> str:
+    return f"batch-{batch_id}-duplicates"
+
+
+MAX_DUPLICATES_SHOWN = 500
+
+
+def side_names(match: Match) -> list[str]:
+    """Each side named after its players: ``Ana + Caio``."""
+    players = [str(p) for p in match.players or []]
+    names = []
+    for number, seats in enumerate(match.sides or [], start=1):
+        who = [players[s - 1] for s in seats if 0 < s <= len(players)]
+        names.append(" + ".join(who) or f"side {number}")
+    return names
+
+
+def score_rows(hand: Hand, names: list[str]) -> list[dict[str, Any]]:
+    """One row per side of a hand's score table: its name, parts, score and claimed score."""
+    claimed = (hand.claimed or {}).get("scores") or []
+    rows = []
+    for index, part in enumerate(hand.parts or []):
+        mine = claimed[index] if index < len(claimed) else None
+        rows.append({
+            "side": names[index] if index < len(names) else f"side {index + 1}",
+            "part": part,
+            "claimed": mine,
+            "differs": mine is not None and mine != part.get("total"),
+        })
+    return rows
 
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -97,12 +136,17 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     min_points = (stake.cleaned_data.get("min_points") or 0) if stake.is_valid() else 0
     findings = analysis_selectors.findings_by_hand(match=match, min_points=min_points)
     hands = list(match.hands.all())
+    names = side_names(match)
     source_lines = bytes(match.source).decode("utf-8", errors="replace").splitlines()
     for hand in hands:
         error = hand.error or {}
         line = error.get("line")
         hand.error_line = source_lines[line - 1] if line and 0 < line <= len(source_lines) else None  # type: ignore[attr-defined]
         hand.findings = findings.get(hand.number, {})  # type: ignore[attr-defined]
+        hand.rows = score_rows(hand, names)  # type: ignore[attr-defined]
+    manage = permissions.can_manage(request.user, match)
+    through = selectors.totals_through_hand(hands=hands)
+    unscored = next((hand for hand in hands if hand.scores is None), None)
     return render(
         request,
         "records/match_detail.html",
@@ -110,8 +154,14 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "match": match,
             "hands": hands,
             "sides": match.sides or [],
-            "is_owner": permissions.can_manage(request.user, match),
+            "side_names": names,
+            "totals": list(zip(names, match.totals or [])),
+            "totals_through": through,
+            "unscored": unscored,
+            "is_owner": manage,
             "can": permissions.abilities(request.user, match, share),
+            "shared_with": list(match.shared_with.order_by("username").values_list("username", flat=True))
+            if manage else [],
             "failure": selectors.match_failure(match=match),
             "analysis": match.job(Job.Kind.ANALYZE),
             "stake_form": stake,
@@ -172,6 +222,61 @@ def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpRespons
     )
 
 
+def _managed(request: HttpRequest, match_id: int) -> Match:
+    """The match for an owner-only page action: 404 unless readable, 403 unless managed."""
+    match = selectors.match_for_reader(user=request.user, match_id=match_id, share=None)
+    if match is None:
+        raise Http404("no such match, or not yours to read")
+    if not permissions.can_manage(request.user, match):
+        raise PermissionDenied("only the match's owner may do this")
+    return match
+
+
+@login_required
+@require_POST
+def match_share_link(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Make (or replace) the share link, or revoke it (``revoke``)."""
+    match = _managed(request, match_id)
+    if request.POST.get("revoke"):
+        services.share_link_revoke(match=match)
+        messages.success(request, "The share link is revoked: it opens nothing now.")
+    else:
+        services.share_link_create(match=match)
+        messages.success(request, "A new share link is made: anyone holding it may read this match.")
+    return redirect("match-detail", match_id=match.pk)
+
+
+@login_required
+@require_POST
+def match_shared_with(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Share the match with a user by name, or stop sharing (``unshare``)."""
+    match = _managed(request, match_id)
+    username = (request.POST.get("username") or "").strip()
+    user = User.objects.filter(username=username).first() if username else None
+    if user is None:
+        messages.error(request, f"There is no user {username!r}." if username else "Give a username to share with.")
+    elif request.POST.get("unshare"):
+        services.match_unshare_with(match=match, user=user)
+        messages.success(request, f"{user.username} no longer reads this match.")
+    else:
+        services.match_share_with(match=match, user=user)
+        messages.success(request, f"Shared with {user.username}: they may read and review it.")
+    return redirect("match-detail", match_id=match.pk)
+
+
+@login_required
+@require_POST
+def match_delete(request: HttpRequest, match_id: int) -> HttpResponse:
+    """Delete the match, once the owner ticked the confirmation."""
+    match = _managed(request, match_id)
+    if request.POST.get("confirm") != "yes":
+        messages.error(request, "Tick the box to confirm that the match is to be deleted.")
+        return redirect("match-detail", match_id=match.pk)
+    services.match_delete(match=match)
+    messages.success(request, f"Match {match_id} is deleted.")
+    return redirect("match-list")
+
+
 @login_required
 def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     batch = Batch.objects.filter(pk=batch_id, owner=cast(User, request.user)).first()
@@ -179,4 +284,11 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         raise Http404("no such batch of yours")
     progress = selectors.batch_progress(batch=batch)
     matches = batch.matches.with_status().defer("source").order_by("id")[:200]
-    return render(request, "records/batch_detail.html", {"batch": batch, "progress": progress, "matches": matches})
+    key = _duplicates_key(batch.pk)
+    listed = request.session.get(key) or []
+    statuses = selectors.match_statuses(match_ids=[d["id"] for d in listed])
+    duplicates = [{**d, "status": statuses[d["id"]]} for d in listed if d["id"] in statuses]  # deleted since: left out
+    return render(request, "records/batch_detail.html", {
+        "batch": batch, "progress": progress, "matches": matches,
+        "duplicates": duplicates, "duplicate_count": request.session.get(key + "-count", len(listed)),
+    })

@@ -115,3 +115,4 @@ def test_it_gives_the_match_page_the_same_answers(request: Any, match: Match, pe
     assert response.status_code == (200 if read else 404)
     if read:
         assert response.context["can"]["manage"] is manage
+        assert ('id="delete-form"' in response.content.decode()) is manage
