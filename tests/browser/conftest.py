@@ -36,8 +36,10 @@ def _missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
+    """The browser, for one test module: Playwright's event loop (and the permission given
+    to Django below) must not outlive the browser tests in the rest of the session."""
     why = _missing()
     if why:
         if os.environ.get("CI"):

@@ -8,7 +8,6 @@ Screenshots of the page go to docs/screenshots/ (README, "Replay").
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from django.urls import Resolver404, resolve
 from buraco.analysis import analyze
 from buraco.analysis.witness import replay_witness, witness_start
 from buraco.notation import dumps, loads
-from buraco.replay import timeline
+from buraco.replay import timeline, verify
 from buraco.selfplay import play_match
 from records.models import Match
 
@@ -30,7 +29,7 @@ SCREENSHOTS = ROOT / "docs" / "screenshots"
 RECORD = dumps(play_match("cerrado", players=2, hands=1, seed=1, mistakes=0.3))
 
 
-def upload(page: Any, player: Any, text: str = RECORD, tmp_path: Path | None = None) -> int:
+def upload(page: Any, player: Any, text: str = RECORD, verified: str = "verified") -> int:
     """Log in and upload through the pages; the match's id once it is verified."""
     page.goto("/accounts/login/")
     page.fill("#id_username", player.username)
@@ -42,7 +41,7 @@ def upload(page: Any, player: Any, text: str = RECORD, tmp_path: Path | None = N
     page.locator("main form button[type=submit], main form input[type=submit]").first.click()
     page.wait_for_url(re.compile(r"/matches/\d+/$"))
     match_id = int(re.search(r"/matches/(\d+)/", page.url).group(1))  # type: ignore[union-attr]
-    assert Match.objects.with_status().get(pk=match_id).status == "verified"
+    assert Match.objects.with_status().get(pk=match_id).status == verified
     return match_id
 
 
@@ -345,3 +344,22 @@ def test_the_replay_page_is_read_as_the_match_is(new_page: Any, player: Any) -> 
     assert shown_ply(stranger) == 3
     assert "share=browser-share-token" in stranger.url
     assert stranger.get_attribute("#back-to-match", "href") == f"/matches/{match_id}/?share=browser-share-token"
+
+
+def test_an_illegal_hand_is_replayed_to_its_first_illegal_action(new_page: Any, player: Any) -> None:
+    record = play_match("cerrado", players=2, hands=1, seed=5)
+    states = timeline(record, 0)
+    ply, action = next((p, a) for p, a in enumerate(record.hands[0].actions, start=1) if a.split()[1] == "discard")
+    seat = action.split()[0]
+    held = states[ply - 1]["hands"][seat[1:]]
+    card = next(c for c in ("JK", "2c", "2d", "Ah", "Ks", "7h") if c not in held)
+    text = dumps(record).replace(f'"{action}"', f'"{seat} discard {card}"', 1)  # the first discard of the record
+    error = verify(loads(text)).error
+    assert error is not None and error.ply == ply
+    page = new_page()
+    match_id = upload(page, player, text, verified="invalid")
+    open_replay(page, match_id, query="?ply=999")
+    assert shown_ply(page) == ply - 1, "the last table is the one before the illegal action"
+    assert_table_is(page, states[ply - 1])
+    assert error.message in page.inner_text("#load-error")
+    assert f"{seat} discard {card}" in page.inner_text(".illegal-move")

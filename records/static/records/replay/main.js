@@ -4,8 +4,8 @@ import { escape } from "./cards.js";
 import { bindKeys } from "./keys.js";
 import { findingLabel, markCurrent, renderMoves } from "./moves.js";
 import { tableHTML } from "./table.js";
-import { describePly, groupTurns, loadFindings, loadTimeline, witnessStart } from "./timeline.js";
-import { splitActions, tryActions } from "./trial.js";
+import { closeWitness, showWitness, submitTry } from "./panels.js";
+import { describePly, groupTurns, loadFindings, loadTimeline } from "./timeline.js";
 
 const config = JSON.parse(document.getElementById("replay-config").textContent);
 const root = document.getElementById("replay");
@@ -98,57 +98,8 @@ function showFindings(findings) {
       : "") + `</div>`
   )).join("");
   ui.findingPanel.querySelectorAll(".show-witness").forEach((button) => {
-    button.addEventListener("click", () => showWitness(findings[Number(button.dataset.index)]));
+    button.addEventListener("click", () => showWitness(app, findings[Number(button.dataset.index)]));
   });
-}
-
-function closeWitness() {
-  const box = $("witness-area");
-  box.hidden = true;
-  box.innerHTML = "";
-}
-
-async function showWitness(finding) {
-  stop();
-  const box = $("witness-area");
-  box.hidden = false;
-  const start = witnessStart(finding, page.infos); // the ply of the turn's draw
-  const from = start - 1; // the table the witness is played on
-  box.innerHTML = `<p>Asking the engine&hellip;</p>`;
-  const answer = await tryActions(config.urls.try, from, finding.witness);
-  if (!answer.results.length) {
-    box.innerHTML = `<p class="error try-error">${escape(answer.message || "no answer")}</p><button type="button" class="close-witness">Close</button>`;
-    box.querySelector(".close-witness").addEventListener("click", closeWitness);
-    return;
-  }
-  const turn = page.turns[page.turnOf[start]];
-  const played = turn ? turn.plies : [start];
-  const witnessStates = [page.states[from], ...answer.results.filter((r) => r.state).map((r) => r.state)];
-  let step = witnessStates.length - 1;
-  const render = () => {
-    const stepped = [witnessStates[step - 1] || witnessStates[0], witnessStates[step]];
-    const info = step ? describePly(stepped, 1, [answer.results[step - 1].action]) : page.infos[from];
-    const playedEnd = played[played.length - 1];
-    box.innerHTML =
-      `<h2>The better play for ${escape(findingLabel(finding))} at ply ${finding.ply}, from ply ${from} <button type="button" class="close-witness">Close</button></h2>` +
-      `<div class="witness-steps"><button type="button" data-step="-1" aria-label="previous step of the better play">&larr;</button>` +
-      ` <span class="witness-step">step ${step} of ${witnessStates.length - 1}${step ? `: <code>${escape(answer.results[step - 1].action)}</code>` : ": the table at the draw step"}</span> ` +
-      `<button type="button" data-step="1" aria-label="next step of the better play">&rarr;</button></div>` +
-      answer.results.filter((r) => r.error).map((r) => `<p class="error try-error"><code>${escape(r.action)}</code>: ${escape(r.error)}</p>`).join("") +
-      `<div class="compare"><div class="compare-col better"><h4>The better play</h4><ol class="witness-actions">` +
-      answer.results.map((r, i) => `<li class="${i + 1 === step ? "current" : ""}"><code>${escape(r.action)}</code></li>`).join("") +
-      `</ol><div class="table small-table witness-table">${tableHTML({ state: witnessStates[step], info, view: page.view, players, sides: page.sides })}</div></div>` +
-      `<div class="compare-col played"><h4>As played</h4><ol class="played-actions">${played.map((p) => `<li><a href="${escape(pageUrl(p))}" data-ply="${p}"><code>${escape(page.infos[p].action || "")}</code></a></li>`).join("")}</ol>` +
-      `<div class="table small-table played-table">${tableHTML({ state: page.states[playedEnd], info: page.infos[playedEnd], view: page.view, players, sides: page.sides })}</div></div></div>`;
-    box.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("click", () => {
-      step = Math.max(0, Math.min(witnessStates.length - 1, step + Number(b.dataset.step)));
-      render();
-    }));
-    box.querySelectorAll("a[data-ply]").forEach((a) => a.addEventListener("click", (event) => { event.preventDefault(); go(Number(a.dataset.ply)); }));
-    box.querySelector(".close-witness").addEventListener("click", closeWitness);
-  };
-  render();
-  box.scrollIntoView({ block: "nearest" });
 }
 
 function jumpFinding(direction) {
@@ -207,41 +158,15 @@ function toggleHelp(force) {
   ui.helpButton.setAttribute("aria-expanded", String(show));
 }
 
+// What the panels (panels.js) read and call.
+const app = { page, config, players, go, pageUrl, stop };
+
 const COMMANDS = {
   prev: () => go(page.ply - 1), next: () => go(page.ply + 1), first: () => go(0), last: () => go(page.states.length - 1),
   "prev-turn": () => turnStep(-1), "next-turn": () => turnStep(1),
   "next-finding": () => jumpFinding(1), "prev-finding": () => jumpFinding(-1),
-  play, flip, help: () => toggleHelp(), close: () => toggleHelp(false),
+  play, flip, help: () => toggleHelp(), close: () => { toggleHelp(false); closeWitness(); },
 };
-
-// --- try another play -------------------------------------------------------------------
-
-async function submitTry(event) {
-  event.preventDefault();
-  stop();
-  const actions = splitActions(ui.tryText.value);
-  if (!actions.length) return;
-  const from = page.ply;
-  ui.tryResults.innerHTML = `<li>Asking the engine&hellip;</li>`;
-  const answer = await tryActions(config.urls.try, from, actions);
-  const items = [];
-  if (answer.message && !answer.results.length) items.push(`<li class="error try-error${answer.unavailable ? " try-unavailable" : ""}">${escape(answer.message)}</li>`);
-  let before = page.states[from];
-  answer.results.forEach((result, i) => {
-    if (result.error) {
-      items.push(`<li class="try-result try-error"><code>${escape(result.action)}</code>: <span class="error">${escape(result.error)}</span></li>`);
-      return;
-    }
-    const info = describePly([before, result.state], 1, [result.action]);
-    const last = i === answer.results.length - 1 || answer.results[i + 1].error;
-    items.push(
-      `<li class="try-result try-ok"><details${last ? " open" : ""}><summary><code>${escape(result.action)}</code>: played (ply ${from + i + 1})</summary>` +
-      `<div class="table small-table">${tableHTML({ state: result.state, info, view: page.view, players, sides: page.sides })}</div></details></li>`
-    );
-    before = result.state;
-  });
-  ui.tryResults.innerHTML = `<li class="try-from">From ply ${from}:</li>` + items.join("");
-}
 
 // --- start ----------------------------------------------------------------------------
 
@@ -288,7 +213,11 @@ async function start() {
     if (!page.findingsByPly.has(at)) page.findingsByPly.set(at, []);
     page.findingsByPly.get(at).push(f);
   }
-  renderMoves(ui.moves, { turns: page.turns, infos: page.infos, players, findingsByPly: page.findingsByPly, pageUrl, onPick: (p) => go(p) });
+  renderMoves(ui.moves, { turns: page.turns, infos: page.infos, players, findingsByPly: page.findingsByPly, pageUrl, onPick: (p) => go(p), error: data.error });
+  const analysis = found.analysis && found.analysis.status;
+  if (analysis !== "done") {
+    $("moves-title").insertAdjacentHTML("afterend", `<p class="analysis-note">Analysis: ${escape(analysis || "not yet")}; its findings show here once it is done.</p>`);
+  }
   const handFindings = page.findings.filter((f) => f.ply == null);
   if (handFindings.length) {
     ui.moves.insertAdjacentHTML("beforebegin", `<ul class="hand-findings">${handFindings.map((f) => `<li><span class="finding-badge kind-${escape(f.kind)}">${escape(findingLabel(f))}</span> ${escape(f.message || "")}</li>`).join("")}</ul>`);
@@ -320,7 +249,7 @@ async function start() {
   ui.helpButton.addEventListener("click", () => toggleHelp());
   ui.scrubber.addEventListener("input", () => { stop(); page.ply = clamp(Number(ui.scrubber.value)); draw(); });
   ui.scrubber.addEventListener("change", () => window.history.pushState({ ply: page.ply, view: page.view }, "", pageUrl(page.ply)));
-  ui.tryForm.addEventListener("submit", submitTry);
+  ui.tryForm.addEventListener("submit", (event) => submitTry(app, event));
   $("try-clear").addEventListener("click", () => { ui.tryResults.innerHTML = ""; ui.tryText.value = ""; });
   root.dataset.ready = "true";
 }

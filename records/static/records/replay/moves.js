@@ -9,7 +9,7 @@ export function findingLabel(finding) {
  * Draw the list once. onPick(ply) is called when a move is chosen.
  * findingsByPly: Map ply -> [finding]
  */
-export function renderMoves(list, { turns, infos, players, findingsByPly, pageUrl, onPick }) {
+export function renderMoves(list, { turns, infos, players, findingsByPly, pageUrl, onPick, error }) {
   const parts = [];
   for (const turn of turns) {
     const who = turn.seat ? `p${turn.seat} ${players[turn.seat - 1] || ""}`.trim() : "";
@@ -26,6 +26,12 @@ export function renderMoves(list, { turns, infos, players, findingsByPly, pageUr
       );
     }
     parts.push(`</ol></li>`);
+  }
+  if (error && error.ply) {
+    parts.push(
+      `<li class="turn illegal"><span class="turn-head">Illegal</span><ol><li class="move illegal-move"><span class="ply-number">${error.ply}</span> ` +
+      `<code>${escape(error.action || "")}</code> <span class="error">${escape(error.message || "")}</span></li></ol></li>`
+    );
   }
   list.innerHTML = parts.join("");
   list.addEventListener("click", (event) => {
