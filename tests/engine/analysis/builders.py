@@ -115,20 +115,21 @@ def check_witness_knowledge(record: Record, finding: Finding) -> None:
         )
 
 
-def check_canasta_finding(record: Record, finding: Finding) -> HandState:
+def check_canasta_finding(record: Record, finding: Finding, *, knowledge: bool = True) -> HandState:
     """The witness replays and leaves the side holding the bonus of the turn as played
-    plus the finding's points."""
+    plus the finding's points (and, with ``knowledge``, spends only known cards)."""
     assert finding.points is not None and finding.points > 0
     state = replay_witness(record, finding)
     # The witness plays the whole turn: the next player is to draw, the hand is over, or
     # the emptied hand waits for its indirect dead-pile pick-up (never part of a witness).
     assert state.is_over or state.turn != finding.seat or state.step == DEAD_INDIRECT_STEP, finding
     assert side_bonus(state, finding.side - 1) == played_bonus(record, finding) + finding.points
-    check_witness_knowledge(record, finding)
+    if knowledge:
+        check_witness_knowledge(record, finding)
     return state
 
 
-def check_going_out_finding(record: Record, finding: Finding) -> HandState:
+def check_going_out_finding(record: Record, finding: Finding, *, knowledge: bool = True) -> HandState:
     """The witness goes out, and ``points`` is its margin minus the hand's real one."""
     state = replay_witness(record, finding)
     assert state.is_over and state.ended_by == OUT and state.out_by == finding.seat
@@ -140,7 +141,8 @@ def check_going_out_finding(record: Record, finding: Finding) -> HandState:
         assert finding.points is not None and finding.points > 0
     else:
         assert finding.points is None
-    check_witness_knowledge(record, finding)
+    if knowledge:
+        check_witness_knowledge(record, finding)
     return state
 
 
@@ -162,7 +164,7 @@ def next_seat(state: HandState, seat: int) -> int:
     return seat % state.players + 1
 
 
-def check_discard_finding(record: Record, finding: Finding) -> HandState:
+def check_discard_finding(record: Record, finding: Finding, *, knowledge: bool = True) -> HandState:
     """The witness is the turn as played up to a discard that fits no meld the next
     player may extend, and it replays; ``points`` is the pile the next player took."""
     assert finding.seat is not None
@@ -174,7 +176,8 @@ def check_discard_finding(record: Record, finding: Finding) -> HandState:
     card = witness[-1].cards[0]
     assert fits(state, card, next_seat(state, finding.seat)) == [], CARD_TEXT[card]
     state.apply(witness[-1])
-    check_witness_knowledge(record, finding)
+    if knowledge:
+        check_witness_knowledge(record, finding)
     return state
 
 

@@ -20,7 +20,7 @@ from .builders import (
     pile_taken_value,
 )
 
-SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def match(case: tuple[str, int], seed: int) -> Record:
@@ -39,15 +39,15 @@ def copies_a_dead_pile_pick_up(finding: Finding) -> bool:
 @given(case=st.sampled_from(VARIANT_PLAYERS), seed=st.integers(0, 10_000))
 def test_every_witness_replays_and_gives_what_its_finding_claims(case: tuple[str, int], seed: int) -> None:
     record = match(case, seed)
-    for finding in analyze(record):
+    for finding in analyze(record):  # what the witness may know: the next property
         if not finding.witness:
             continue
         if finding.kind == MISSED_CANASTA:
-            check_canasta_finding(record, finding)
+            check_canasta_finding(record, finding, knowledge=False)
         elif finding.kind == MISSED_GOING_OUT:
-            check_going_out_finding(record, finding)
+            check_going_out_finding(record, finding, knowledge=False)
         elif finding.kind == DANGEROUS_DISCARD:
-            check_discard_finding(record, finding)
+            check_discard_finding(record, finding, knowledge=False)
             assert finding.points == pile_taken_value(record, finding)
 
 
