@@ -299,6 +299,7 @@ def test_a_long_hand_is_stepped_end_to_end_with_one_timeline_request(new_page: A
     assert page.errors == []
 
 
+@pytest.mark.django_db(transaction=True, reset_sequences=True)  # match 1 on every run: the same pictures
 def test_screenshots_of_the_replay(new_page: Any, player: Any) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page = new_page(1280, 900)
