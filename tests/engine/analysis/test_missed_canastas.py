@@ -12,11 +12,14 @@ from __future__ import annotations
 import pytest
 
 from buraco.analysis import MISSED_CANASTA
+from buraco.analysis.search import side_bonus
 from buraco.notation import Record
+from buraco.replay import replay_hand
 from buraco.state import HandState
 
 from ..helpers import build, play
 from .builders import check_canasta_finding, found, only, ply_of, record_of
+from .test_missed_going_out import after_dead
 
 # rules.md section 3: the bonuses these hands reach
 DIRTY, CLEAN, ACE_TO_KING, ACE_TO_ACE = 100, 200, 500, 1000
@@ -265,3 +268,20 @@ def test_it_counts_a_2_taken_from_the_top_of_a_use_top_pile_in_its_own_place() -
     assert finding.witness[0] == "p2 take"
     state = check_canasta_finding(record, finding)
     assert kinds_after(state, 1) == ["clean"]
+
+
+def test_a_turn_that_goes_out_is_judged_for_a_missed_canasta() -> None:
+    """cerrado: p1 goes out laying 3d..8d 2c (dirty, 100) and throwing the 9d, where
+    3d..9d (clean, 200) and throwing the 2c went out as well."""
+    pile = "3d 4d 5d 6d 7d 8d 2c Jh Qh Kh Tc"
+    played = ("p1 draw", "p1 add m1 Tc", "p1 meld 3d 4d 5d 6d 7d 8d 2c", "p1 meld Jh Qh Kh", "p1 discard 9d")
+    record = after_dead("cerrado", played, pile=pile, stock="Kc Qs 9d 4h")
+    real = replay_hand(record, 0)
+    assert real.ended_by == "out" and side_bonus(real, 0) == 200 + 100
+    better = after_dead("cerrado", (), pile=pile, stock="Kc Qs 9d 4h")
+    state = replay_hand(better, 0)
+    play(state, "p1 draw", "p1 add m1 Tc", "p1 meld 3d 4d 5d 6d 7d 8d 9d", "p1 meld Jh Qh Kh", "p1 discard 2c")
+    assert state.ended_by == "out" and side_bonus(state, 0) == 200 + 200
+    finding = only(record, MISSED_CANASTA)
+    assert (finding.ply, finding.points) == (ply_of(record, "p1 discard 9d"), 100)
+    check_canasta_finding(record, finding)

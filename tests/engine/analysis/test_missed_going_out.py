@@ -11,10 +11,12 @@ from __future__ import annotations
 import pytest
 
 from buraco.analysis import MISSED_GOING_OUT
+from buraco.analysis.witness import before_witness
 from buraco.notation import Record
+from buraco.replay import replay_hand
 
 from ..helpers import build, play
-from .builders import check_going_out_finding, found, only, ply_of, record_of
+from .builders import check_going_out_finding, found, margin, only, ply_of, record_of, totals
 
 # p1's dealt hand, laid out on the first turn: a clean canasta and a run; the discard
 # that follows empties the hand onto dead pile 1.
@@ -119,6 +121,50 @@ def test_it_leaves_points_out_for_a_hand_unfinished_in_the_record() -> None:
     finding = only(record, MISSED_GOING_OUT)
     assert finding.points is None
     assert "unfinished" in finding.message
+    check_going_out_finding(record, finding)
+
+
+# --- several ways out: the best one counts --------------------------------------------
+
+# p1 draws 8d and throws it instead of going out; p2 lays 8h 9h Th (p2 gains 60); p1 goes
+# out next turn throwing the Kd drawn. 8d, unlike the 5s above, fits
+# the pile's 3d..7d: several ways out, which do not score the same.
+MISSED_WITH_8D = (
+    "p1 draw", "p1 discard 8d",
+    "p2 draw", "p2 meld 8h 9h Th", "p2 discard 4h",
+    "p1 draw", *(f"p1 meld {m}" for m in PILE_1_MELDS), "p1 discard Kd",
+)
+# The best way out: by meld, every card melded (10 more than throwing a 10-point card);
+# by discard only, the 3d thrown (5 more).
+BEST_EXIT = {
+    "cerrado": ("p1 meld 3d 4d 5d 6d 7d 8d", "p1 meld 9c Tc Jc", "p1 meld Jh Qh Kh"),
+    "abierto-sucio": ("p1 meld 4d 5d 6d 7d 8d", "p1 meld 9c Tc Jc", "p1 meld Jh Qh Kh", "p1 discard 3d"),
+}
+
+
+@pytest.mark.parametrize("variant_id,points", [("cerrado", 60 + 10), ("abierto-sucio", 60 + 5)])
+def test_missed_going_out_points_come_from_the_best_way_out(variant_id: str, points: int) -> None:
+    record = after_dead(variant_id, MISSED_WITH_8D, stock="Kc Qs 8d 4h Kd")
+    finding = only(record, MISSED_GOING_OUT)
+    assert finding.ply == ply_of(record, "p1 discard 8d")
+    check_going_out_finding(record, finding)
+    better = before_witness(record, finding)
+    play(better, "p1 draw", *BEST_EXIT[variant_id])
+    assert better.is_over and better.ended_by == "out"
+    real = totals(replay_hand(record, 0))
+    assert margin(totals(better), 0) - margin(real, 0) == points
+    assert finding.points == points
+
+
+def test_a_missed_going_out_is_reported_when_only_the_best_way_out_beats_the_real_margin() -> None:
+    """cerrado: p1 throws 8d instead of going out; p2 passes; p1 goes out next turn with
+    the same melds. Melding all twelve cards (8d too) would have scored 10 more; the
+    analysis's way out throws a 10-point card, ties the real margin, and reports nothing."""
+    later = ("p1 draw", "p1 discard 8d", "p2 draw", "p2 discard 4h",
+             "p1 draw", *(f"p1 meld {m}" for m in PILE_1_MELDS), "p1 discard Kd")
+    record = after_dead("cerrado", later, stock="Kc Qs 8d 4h Kd")
+    finding = only(record, MISSED_GOING_OUT)
+    assert finding.points == 10
     check_going_out_finding(record, finding)
 
 
