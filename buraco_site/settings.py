@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI served from here: the docs page needs no CDN
     "records",
     "analysis",
+    "reviews",
 ]
 
 MIDDLEWARE = [

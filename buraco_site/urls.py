@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/auth/signup/", SignupApi.as_view(), name="api-signup"),
     path("api/", include("records.urls")),
     path("api/", include("analysis.urls")),
+    path("api/", include("reviews.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("records.page_urls")),
 ]

@@ -1,0 +1,230 @@
+"""The reviews API: one view per operation, small serializers, the one error format
+(``records.api.exception_handler``) and the match's permissions (:mod:`reviews.permissions`).
+
+A match the requester may not read answers 404 on every reviews URL, as if it had no
+reviews; a reader who may not write (a share-link holder, anyone on a public match) 403.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from records.api import ERROR_RESPONSE, SHARE_PARAMETER, readable_match, reviewable_match
+from records.models import Match
+
+from . import permissions, selectors, services
+from .models import MAX_TEXT, TAGS, Comment, Reply, Review
+
+TEXT_ERRORS: dict[str, Any] = {"max_length": f"a text has at most {MAX_TEXT} characters", "blank": "a text may not be empty"}
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "the request conflicts with the review as it stands"
+
+
+# --- serializers ---------------------------------------------------------------------
+
+
+class ReplySerializer(serializers.ModelSerializer[Reply]):
+    author = serializers.CharField(source="author.username", read_only=True)
+
+    class Meta:
+        model = Reply
+        fields = ["id", "author", "text", "created_at"]
+
+
+class CommentSerializer(serializers.ModelSerializer[Comment]):
+    author = serializers.CharField(source="author.username", read_only=True, help_text="the account that wrote it")
+    author_name = serializers.CharField(read_only=True, help_text="who it is shown as (a record's note: its author)")
+    replies = ReplySerializer(many=True, read_only=True, help_text="the thread under the comment, oldest first")
+
+    class Meta:
+        model = Comment
+        fields = ["id", "hand", "ply", "tag", "text", "author", "author_name", "created_at", "replies"]
+
+
+class ReviewSerializer(serializers.ModelSerializer[Review]):
+    author = serializers.CharField(source="author.username", read_only=True)
+    author_name = serializers.CharField(read_only=True, help_text="who it is shown as: the author, or the record's annotator")
+    comment_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Review
+        fields = ["id", "match", "author", "author_name", "source", "finished", "created_at", "updated_at",
+                  "comment_count"]
+
+
+class ReviewDetailSerializer(ReviewSerializer):
+    comments = CommentSerializer(many=True, read_only=True, source="comment_list")
+
+    class Meta(ReviewSerializer.Meta):
+        fields = [*ReviewSerializer.Meta.fields, "comments"]
+
+
+class ReviewPatchSerializer(serializers.Serializer[Any]):
+    finished = serializers.BooleanField(help_text="true: finished (no new comments); false: reopened")
+
+
+class CommentInputSerializer(serializers.Serializer[Any]):
+    hand = serializers.IntegerField(min_value=1, help_text="the hand's number, from 1")
+    ply = serializers.IntegerField(min_value=0, help_text="0: the deal; n: after the hand's n-th action")
+    text = serializers.CharField(max_length=MAX_TEXT, error_messages=TEXT_ERRORS)
+    tag = serializers.ChoiceField(choices=TAGS, allow_blank=True, default="",
+                                  help_text=f"one of {', '.join(TAGS)}, or empty")
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        bounds: dict[int, int] = self.context["bounds"]
+        hand, ply = data["hand"], data["ply"]
+        if hand not in bounds:
+            raise serializers.ValidationError({"hand": f"the match has hands 1 to {len(bounds)}"})
+        if ply > bounds[hand]:
+            raise serializers.ValidationError({"ply": f"hand {hand} has plies 0 to {bounds[hand]}"})
+        return data
+
+
+class ReplyInputSerializer(serializers.Serializer[Any]):
+    text = serializers.CharField(max_length=MAX_TEXT, error_messages=TEXT_ERRORS)
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def _review(match: Match, review_id: int) -> Review:
+    review = selectors.review_of(match=match, review_id=review_id)
+    if review is None:
+        raise exceptions.NotFound(f"match {match.pk} has no review {review_id}")
+    return review
+
+
+def _written_review(request: Request, match_id: int, review_id: int) -> Review:
+    """The review, if the requester is its author and may still review the match."""
+    review = _review(reviewable_match(request, match_id), review_id)
+    if not permissions.can_write_review(request.user, review):
+        raise exceptions.PermissionDenied("only the review's author may change it or add comments")
+    return review
+
+
+def _detail(review: Review) -> dict[str, Any]:
+    review.comment_list = list(selectors.comments_of(review=review))  # type: ignore[attr-defined]
+    return dict(ReviewDetailSerializer(review).data)
+
+
+# --- views ---------------------------------------------------------------------------
+
+
+class ReviewListApi(APIView):
+    @extend_schema(
+        summary="A match's coaching reviews (whoever may read the match)",
+        parameters=[SHARE_PARAMETER],
+        responses={200: ReviewSerializer(many=True), 404: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        match = readable_match(request, match_id)
+        return Response(ReviewSerializer(selectors.reviews_of(match=match), many=True).data)
+
+    @extend_schema(
+        summary="Start a review (the owner, or a coach the match is shared with)",
+        request=None,
+        responses={201: ReviewDetailSerializer, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+    )
+    def post(self, request: Request, match_id: int) -> Response:
+        match = reviewable_match(request, match_id)
+        review = services.review_create(match=match, author=request.user)  # type: ignore[arg-type]
+        return Response(_detail(_review(match, review.pk)), status=status.HTTP_201_CREATED)
+
+
+class ReviewDetailApi(APIView):
+    @extend_schema(
+        summary="One review, with its comments and their threads",
+        parameters=[SHARE_PARAMETER],
+        responses={200: ReviewDetailSerializer, 404: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int, review_id: int) -> Response:
+        return Response(_detail(_review(readable_match(request, match_id), review_id)))
+
+    @extend_schema(
+        summary="Mark a review finished, or reopen it (its author)",
+        request=ReviewPatchSerializer,
+        responses={200: ReviewDetailSerializer, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+    )
+    def patch(self, request: Request, match_id: int, review_id: int) -> Response:
+        review = _written_review(request, match_id, review_id)
+        given = ReviewPatchSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        services.review_set_finished(review=review, finished=given.validated_data["finished"])
+        return Response(_detail(_review(review.match, review.pk)))
+
+
+class CommentListApi(APIView):
+    @extend_schema(
+        summary="A review's comments in hand and ply order, each with its thread",
+        parameters=[SHARE_PARAMETER],
+        responses={200: CommentSerializer(many=True), 404: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int, review_id: int) -> Response:
+        review = _review(readable_match(request, match_id), review_id)
+        return Response(CommentSerializer(selectors.comments_of(review=review), many=True).data)
+
+    @extend_schema(
+        summary="Comment on a ply (the review's author, while the review is not finished)",
+        description=f"`text` at most {MAX_TEXT} characters; `tag` one of {', '.join(TAGS)} or empty; "
+                    "`hand` and `ply` within the match (ply 0 to the hand's actions). 409 on a finished review.",
+        request=CommentInputSerializer,
+        responses={201: CommentSerializer, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE,
+                   409: ERROR_RESPONSE},
+    )
+    def post(self, request: Request, match_id: int, review_id: int) -> Response:
+        review = _written_review(request, match_id, review_id)
+        given = CommentInputSerializer(data=request.data, context={"bounds": selectors.hand_bounds(match=review.match)})
+        given.is_valid(raise_exception=True)
+        try:
+            comment = services.comment_create(review=review, author=request.user,  # type: ignore[arg-type]
+                                              **given.validated_data)
+        except services.ReviewFinished as finished:
+            raise Conflict(str(finished)) from None
+        return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
+
+
+class ReplyListApi(APIView):
+    @extend_schema(
+        summary="Answer under a comment (the match's owner and the comment's author)",
+        description=f"`text` at most {MAX_TEXT} characters.",
+        request=ReplyInputSerializer,
+        responses={201: ReplySerializer, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+    )
+    def post(self, request: Request, match_id: int, review_id: int, comment_id: int) -> Response:
+        review = _review(reviewable_match(request, match_id), review_id)
+        comment = selectors.comment_of(review=review, comment_id=comment_id)
+        if comment is None:
+            raise exceptions.NotFound(f"review {review_id} has no comment {comment_id}")
+        if not permissions.can_reply(request.user, comment):
+            raise exceptions.PermissionDenied("only the match's owner and the comment's author may reply")
+        given = ReplyInputSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        reply = services.reply_create(comment=comment, author=request.user,  # type: ignore[arg-type]
+                                      text=given.validated_data["text"])
+        return Response(ReplySerializer(reply).data, status=status.HTTP_201_CREATED)
+
+
+class ReviewExportApi(APIView):
+    @extend_schema(
+        summary="The record in canonical BRN with this review's comments as [[hands.notes]]",
+        description="Uploaded again, the record brings the comments back as a review of the new match "
+                    "(shown as the record's `annotator`: this review's author). Replies are not exported.",
+        parameters=[SHARE_PARAMETER],
+        responses={(200, "application/toml"): OpenApiTypes.STR, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE},
+    )
+    def get(self, request: Request, match_id: int, review_id: int) -> HttpResponse:
+        review = _review(readable_match(request, match_id), review_id)
+        response = HttpResponse(selectors.review_export(review=review), content_type="application/toml; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="match-{match_id}-review-{review.pk}.brn"'
+        return response

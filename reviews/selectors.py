@@ -1,0 +1,53 @@
+"""Reads: a match's reviews, a review's comments with their threads, and a review
+written into the match's BRN record as ``[[hands.notes]]``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from django.db.models import Count, QuerySet
+
+from buraco.notation import Note, dumps
+from buraco.replay import canonical
+from records.models import Match
+from records.selectors import match_record
+
+from .models import Comment, Review
+
+
+def reviews_of(*, match: Match) -> QuerySet[Review]:
+    return Review.objects.filter(match=match).select_related("author").annotate(comment_count=Count("comments"))
+
+
+def review_of(*, match: Match, review_id: int) -> Review | None:
+    return reviews_of(match=match).filter(pk=review_id).first()
+
+
+def comments_of(*, review: Review) -> QuerySet[Comment]:
+    """In hand and ply order, each with its thread of replies (oldest first)."""
+    return review.comments.select_related("author").prefetch_related("replies__author")
+
+
+def comment_of(*, review: Review, comment_id: int) -> Comment | None:
+    return comments_of(review=review).filter(pk=comment_id).first()
+
+
+def hand_bounds(*, match: Match) -> dict[int, int]:
+    """Each hand's number and its plies (the actions it records: ply 0 to that many)."""
+    return {number: len(actions) for number, actions in match.hands.values_list("number", "actions")}
+
+
+def review_export(*, review: Review) -> str:
+    """The match's record in canonical BRN (as ``/api/matches/{id}/brn/``) with each hand's
+    notes replaced by this review's comments (``[[hands.notes]]``: ply, author, text, tag)
+    and ``annotator`` set to the review's author. Replies are not part of a record.
+
+    Uploaded again, it brings the same comments back as the new match's record review.
+    """
+    record = canonical(match_record(match=review.match))
+    notes: dict[int, list[Note]] = {}
+    for comment in review.comments.order_by("hand", "ply", "id"):
+        notes.setdefault(comment.hand, []).append(Note(comment.ply, comment.author_name, comment.text, comment.tag or None))
+    hands = tuple(replace(hand, notes=tuple(notes.get(number, ()))) for number, hand in enumerate(record.hands, start=1))
+    metadata = (*((k, v) for k, v in record.metadata if k != "annotator"), ("annotator", review.author_name))
+    return dumps(replace(record, hands=hands, metadata=metadata))

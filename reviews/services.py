@@ -1,0 +1,78 @@
+"""Writes: reviews, their comments and replies, and the notes of an uploaded record read
+into a review. Keyword-only, typed; who may write is asked by the API
+(:mod:`reviews.permissions`, on :mod:`records.permissions`) before these are called.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from buraco.notation import Record
+from records.models import Match
+from records.services import json_safe
+
+from .models import Comment, Reply, Review
+
+
+class ReviewFinished(Exception):
+    """A finished review takes no new comments (its author may reopen it)."""
+
+
+def review_create(*, match: Match, author: User) -> Review:
+    return Review.objects.create(match=match, author=author, author_name=author.username)
+
+
+def review_set_finished(*, review: Review, finished: bool) -> Review:
+    review.finished = finished
+    review.save(update_fields=["finished", "updated_at"])
+    return review
+
+
+@transaction.atomic
+def comment_create(*, review: Review, author: User, hand: int, ply: int, text: str, tag: str = "") -> Comment:
+    """A comment on hand ``hand`` (1-based), ply ``ply``; bounds are checked by the caller."""
+    review = Review.objects.select_for_update().get(pk=review.pk)
+    if review.finished:
+        raise ReviewFinished(f"review {review.pk} is finished: its author may reopen it to add comments")
+    comment = Comment.objects.create(
+        review=review, author=author, author_name=author.username, hand=hand, ply=ply, text=text, tag=tag
+    )
+    review.save(update_fields=["updated_at"])
+    return comment
+
+
+@transaction.atomic
+def reply_create(*, comment: Comment, author: User, text: str) -> Reply:
+    reply = Reply.objects.create(comment=comment, author=author, text=text)
+    Review.objects.filter(pk=comment.review_id).update(updated_at=reply.created_at)
+    return reply
+
+
+def review_from_notes(*, match: Match, record: Record) -> Review | None:
+    """The record's ``[[hands.notes]]`` as a review of its new match: authored by the
+    match's owner, shown as the record's ``annotator`` (else as the first note's author),
+    one comment per note with its own author, ply and tag, as the record writes them.
+    None when the record has no notes. Called at upload, in the upload's transaction.
+    """
+    notes = [(number, note) for number, hand in enumerate(record.hands, start=1) for note in hand.notes]
+    if not notes:
+        return None
+    annotator = dict(record.metadata).get("annotator")
+    name = str(annotator) if annotator else (notes[0][1].author or match.owner.username)
+    review = Review.objects.create(
+        match=match, author=match.owner, author_name=json_safe(name[:150]), source=Review.Source.RECORD
+    )
+    Comment.objects.bulk_create(
+        Comment(
+            review=review,
+            author=match.owner,
+            author_name=json_safe((note.author or name)[:150]),
+            hand=number,
+            ply=note.ply,
+            tag=json_safe((note.tag or "")[:64]),
+            text=json_safe(note.text),
+        )
+        for number, note in notes
+    )
+    return review
