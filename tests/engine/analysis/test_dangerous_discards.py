@@ -8,10 +8,12 @@ is the turn as played up to a discard that fits no meld the next player may exte
 
 from __future__ import annotations
 
+import pytest
+
 from buraco.analysis import DANGEROUS_DISCARD
 from buraco.notation import Record
 
-from ..helpers import build, play
+from ..helpers import ALL_IDS, V, build, play
 from .builders import check_discard_finding, found, only, pile_taken_value, ply_of, record_of
 
 
@@ -22,10 +24,10 @@ def scripted(variant_id: str, hands: list[str], stock: str, *actions: str, playe
     return record_of(deal, state)
 
 
-# cerrado: p2 lays 5h 6h 7h; p1 throws 8h (holding cards that fit nothing); then ``after``.
-def eight_of_hearts(after: tuple[str, ...]) -> Record:
+# p2 lays 5h 6h 7h; p1 throws 8h (holding cards that fit nothing); then ``after``.
+def eight_of_hearts(after: tuple[str, ...], variant_id: str = "cerrado") -> Record:
     return scripted(
-        "cerrado", ["8h", "5h 6h 7h"], "Kd Qs Jd Kc",
+        variant_id, ["8h", "5h 6h 7h"], "Kd Qs Jd Kc",
         "p1 draw", "p1 discard Kd",
         "p2 draw", "p2 meld 5h 6h 7h", "p2 discard Qs",
         "p1 draw", "p1 discard 8h",
@@ -33,11 +35,13 @@ def eight_of_hearts(after: tuple[str, ...]) -> Record:
     )
 
 
-def test_it_finds_a_discard_that_handed_the_next_player_the_pile() -> None:
-    record = eight_of_hearts(("p2 take", "p2 add m1 8h", "p2 discard Qs"))
+@pytest.mark.parametrize("variant_id", [v for v in ALL_IDS if v != "brasil"])
+def test_it_finds_a_discard_that_handed_the_next_player_the_pile(variant_id: str) -> None:
+    record = eight_of_hearts(("p2 take", "p2 add m1 8h", "p2 discard Qs"), variant_id)
     finding = only(record, DANGEROUS_DISCARD)
     assert (finding.ply, finding.seat, finding.side) == (ply_of(record, "p1 discard 8h"), 1, 1)
-    assert finding.points == 10 + 10 + 10  # Kd Qs 8h, the pile p2 took (cerrado values)
+    # Kd Qs 8h, the pile p2 took, 10 each; burraco and burraco-106 turn up a first discard (Ks)
+    assert finding.points == 10 + 10 + 10 + (10 if V(variant_id).first_discard else 0)
     assert finding.points == pile_taken_value(record, finding)
     assert finding.witness[0] == "p1 draw Jd" and finding.witness[-1] != "p1 discard 8h"
     check_discard_finding(record, finding)

@@ -17,7 +17,7 @@ from buraco.notation import Record
 from buraco.replay import replay_hand
 from buraco.state import HandState
 
-from ..helpers import build, play
+from ..helpers import ALL_IDS, build, play
 from .builders import check_canasta_finding, found, only, ply_of, record_of
 from .test_missed_going_out import after_dead
 
@@ -39,8 +39,9 @@ def kinds_after(state: HandState, side: int) -> list[str | None]:
 # --- a canasta in hand ---------------------------------------------------------------------
 
 
-def test_it_finds_a_clean_canasta_held_and_broken_by_the_discard() -> None:
-    record = scripted("cerrado", ["3h 4h 5h 6h 7h 8h 9h", ""], "Kd Qs", "p1 draw", "p1 discard 9h")
+@pytest.mark.parametrize("variant_id", ALL_IDS)
+def test_it_finds_a_clean_canasta_held_and_broken_by_the_discard(variant_id: str) -> None:
+    record = scripted(variant_id, ["3h 4h 5h 6h 7h 8h 9h", ""], "Kd Qs", "p1 draw", "p1 discard 9h")
     finding = only(record, MISSED_CANASTA)
     assert (finding.hand, finding.ply, finding.seat, finding.side) == (1, 2, 1, 1)
     assert finding.points == CLEAN
