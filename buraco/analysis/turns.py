@@ -203,10 +203,15 @@ def _canasta_text(start: HandState, line: Line) -> str:
         if meld.number in before:
             was = before[meld.number]
             upgrade = f" (it was {was})" if was else ""
-            parts.append(f"made m{meld.number} a {kind} canasta ({bonus}){upgrade}: {cards}")
+            parts.append(f"made m{meld.number} {_a(kind)} canasta ({bonus}){upgrade}: {cards}")
         else:
-            parts.append(f"laid {cards} as a {kind} canasta ({bonus})")
+            parts.append(f"laid {cards} as {_a(kind)} canasta ({bonus})")
     return " and ".join(parts) if parts else "held more canasta bonus"
+
+
+def _a(kind: str) -> str:
+    """The kind with its article: "a clean", "an ace-to-king"."""
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 def _pile_text(state: HandState) -> str:
@@ -298,7 +303,7 @@ def _discard_findings(index: int, turn: Turn, following: Turn | None) -> list[Fi
     melds = ", ".join(f"m{n}" for n in fitting)
     message = (
         f"p{seat} discarded {CARD_TEXT[turn.discard]}, which fits {melds} for p{nxt}, and p{nxt} took the pile "
-        f"({len(took.cards)} cards, {points} points); {CARD_TEXT[instead]} fitted no meld p{nxt} may extend"
+        f"({len(took.cards)} card{'' if len(took.cards) == 1 else 's'}, {points} points); {CARD_TEXT[instead]} fitted no meld p{nxt} may extend"
     )
     witness = [turn.draw]
     for ply, action in zip(turn.plies[1:], turn.actions[1:]):
