@@ -91,6 +91,8 @@ def assert_table_is(page: Any, state: dict[str, Any], view: int | None = None) -
     for meld, shown in zip(by_side, drawn["melds"]):
         wilds = [e for e in meld["layout"] if e.get("as")]
         assert len(shown["stand_ins"]) == len(wilds)
+        for label in shown["stand_ins"]:  # "2 of hearts, standing for 6 of hearts" (a set's: "for a 7")
+            assert re.fullmatch(r"(2 of \w+|joker), standing for (a \w+|\w+ of (clubs|diamonds|hearts|spades))( \(just played\))?", label), label
     assert drawn["discard"] == state["discard"]
     assert drawn["stock"] == state["stock"]
     assert [int(text.split()[0]) for text in drawn["running"]] == [r["melded"] for r in state["running"]]

@@ -14,6 +14,7 @@ const RANK_SHOWN = { T: "10" };
 export function cardName(text) {
   if (!text) return "";
   if (text.toUpperCase() === "JK") return "joker";
+  if (!SUITS[text.slice(-1).toLowerCase()]) return `a ${RANK_NAMES[text] || text}`; // a set's stand-in: a rank
   const rank = text.slice(0, -1), suit = SUITS[text.slice(-1).toLowerCase()];
   return `${RANK_NAMES[rank] || rank} of ${suit ? suit.name : text.slice(-1)}`;
 }
@@ -22,6 +23,7 @@ export function cardName(text) {
 export function cardShort(text) {
   if (!text) return "";
   if (text.toUpperCase() === "JK") return "JK";
+  if (!SUITS[text.slice(-1).toLowerCase()]) return RANK_SHOWN[text] || text;
   const suit = SUITS[text.slice(-1).toLowerCase()];
   const rank = text.slice(0, -1);
   return (RANK_SHOWN[rank] || rank) + (suit ? suit.symbol : text.slice(-1));
