@@ -75,6 +75,7 @@ export function matchChart(figure, matchScores, target, sideLabels, current) {
   if (target) {
     svg.append(el("line", { x1: pad.left, y1: f.y(target), x2: width - pad.right, y2: f.y(target), class: "target" }));
     svg.append(el("text", { x: pad.left - 4, y: f.y(target) + 4, "text-anchor": "end", class: "tick" }, String(target)));
+    svg.append(el("text", { x: width - pad.right, y: f.y(target) + 12, "text-anchor": "end", class: "tick" }, "target"));
   }
   for (let side = 0; side < sides; side++) {
     const points = [`${f.x(0, n)},${f.y(0)}`, ...rows.map((r, i) => `${f.x(i + 1, n).toFixed(1)},${f.y(r.totals[side]).toFixed(1)}`)];
