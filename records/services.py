@@ -211,6 +211,10 @@ def _match_store(
         )
         for number, hand in enumerate(record.hands, start=1)
     )
+    # The record's [[hands.notes]] become a review of the match (imported here: reviews import records).
+    from reviews.services import review_from_notes
+
+    review_from_notes(match=match, record=record)
     return match, True
 
 
