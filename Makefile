@@ -35,6 +35,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/analysis.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .hypothesis
