@@ -182,9 +182,17 @@ class MatchDetailSerializer(MatchSummarySerializer):
     )
     share_token = serializers.SerializerMethodField()
     can = serializers.SerializerMethodField(help_text="what the requester may do with this match")
+    totals_through_hand = serializers.SerializerMethodField(
+        help_text="how many hands (from hand 1) `totals` sums: up to the first without a score; 0: no total is known"
+    )
 
     class Meta(MatchSummarySerializer.Meta):
-        fields = [*MatchSummarySerializer.Meta.fields, "metadata", "error", "hands", "share_token", "can"]
+        fields = [
+            *MatchSummarySerializer.Meta.fields, "metadata", "error", "hands", "share_token", "can", "totals_through_hand",
+        ]
+
+    def get_totals_through_hand(self, match: Match) -> int:
+        return selectors.totals_through_hand(hands=list(match.hands.all()))
 
     def get_hands(self, match: Match) -> list[Any]:
         hands: list[Any] = []

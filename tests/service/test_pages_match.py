@@ -95,7 +95,8 @@ def test_it_computes_no_total_from_an_illegal_first_hand_that_claims_scores(
     engine = verify(loads(illegal.text)).as_dict()
     assert report["scores_match"] is False and engine["scores_match"] is False
     assert report["totals_through_hand"] == engine["totals_through_hand"] == 0
-    assert owner_api.get(f"/api/matches/{match_id}/").json()["scores_match"] is False
+    detail = owner_api.get(f"/api/matches/{match_id}/").json()
+    assert detail["scores_match"] is False and detail["totals_through_hand"] == 0
     body = page(logged_in(owner).get(f"/matches/{match_id}/"))
     totals = body[body.index('id="totals"'):].split("</p>", 1)[0]
     assert "no total is computed" in totals and "hand 1 is illegal" in totals
