@@ -6,6 +6,7 @@ import { findingLabel, markCurrent, renderMoves } from "./moves.js";
 import { tableHTML } from "./table.js";
 import { closeWitness, showWitness, submitTry } from "./panels.js";
 import { describePly, groupTurns, loadFindings, loadTimeline } from "./timeline.js";
+import { createReviews } from "./reviews.js";
 
 const config = JSON.parse(document.getElementById("replay-config").textContent);
 const root = document.getElementById("replay");
@@ -15,11 +16,15 @@ const ui = {
   play: $("play"), speed: $("speed"), view: $("view"), help: $("help"), helpButton: $("help-button"),
   findingPanel: $("finding-panel"), loadError: $("load-error"), tryForm: $("try-form"), tryText: $("try-actions"),
   tryResults: $("try-results"), tryPanel: $("try-panel"),
+  reviews: {
+    panel: $("review-panel"), bar: $("review-bar"), list: $("comment-list"), form: $("comment-form"), text: $("comment-text"),
+    tag: $("comment-tag"), formLabel: $("comment-label"), formNote: $("comment-note"), formError: $("comment-error"), moves: $("moves"),
+  },
 };
 
 const page = {
   states: [], infos: [], turns: [], turnOf: [], findings: [], findingsByPly: new Map(),
-  ply: 0, view: "full", timer: null, moveChart: null, selected: null, sides: config.sides || [],
+  ply: 0, view: "full", timer: null, moveChart: null, selected: null, sides: config.sides || [], reviews: null,
 };
 const players = config.players || [];
 const PLAY_ICON = `<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 1v14l11-7z"/></svg>`;
@@ -82,6 +87,7 @@ function draw() {
   const here = page.findingsByPly.get(page.ply) || [];
   if (page.selected && page.selected.ply !== page.ply) page.selected = null;
   showFindings(page.selected ? [page.selected] : here);
+  if (page.reviews) page.reviews.show(page.ply);
 }
 
 // --- findings and their witness --------------------------------------------------------
@@ -222,6 +228,10 @@ async function start() {
   if (handFindings.length) {
     ui.moves.insertAdjacentHTML("beforebegin", `<ul class="hand-findings">${handFindings.map((f) => `<li><span class="finding-badge kind-${escape(f.kind)}">${escape(findingLabel(f))}</span> ${escape(f.message || "")}</li>`).join("")}</ul>`);
   }
+
+  const reviewData = JSON.parse($("review-data").textContent);
+  page.reviews = createReviews({ config, ui: ui.reviews, me: reviewData.me || "", lastPly: page.states.length - 1 });
+  page.reviews.start(reviewData);
 
   const where = fromLocation();
   page.view = [...ui.view.options].some((o) => o.value === where.view) ? where.view : "full";

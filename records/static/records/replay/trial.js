@@ -1,6 +1,6 @@
 // "Try another play" and "show the better play": the engine answers each action, nothing is stored.
 
-function csrfToken() {
+export function csrfToken() {
   const meta = document.querySelector('meta[name="csrf-token"]');
   if (meta && meta.content && meta.content !== "NOTPROVIDED") return meta.content;
   const cookie = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="));
