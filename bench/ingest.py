@@ -9,7 +9,7 @@ What it does, in order:
    sources, so a rerun skips generation.
 2. The engine alone, one process: ``verify(loads(source))`` over the same texts
    (the first pass with the action cache empty, as in a fresh worker; then the
-   best of two warm passes).
+   best of two warm passes), in CPU time of this process (``time.process_time``).
 3. The service, on a dedicated PostgreSQL database (``buraco_bench``, dropped,
    recreated and migrated) and Redis db 14 (flushed): ``--workers`` Celery
    worker processes (``-c 1`` each), ``manage.py runserver`` as the web
@@ -20,12 +20,19 @@ What it does, in order:
    ``/api/status/`` is sampled every second meanwhile, and so is the CPU time
    (``/proc``) of the web process, the workers and the PostgreSQL backends:
    CPU per hand does not depend on what else the machine runs, wall time does.
+   Each verdict also queues the match's analysis job (``records.services._store_verdict``,
+   queue ``analysis``): by default the workers do not take that queue, so the run
+   measures verification plus the storing and sending of the analysis jobs, not the
+   analysis itself.  With ``--analysis`` the workers take the analysis queue too and
+   the run lasts until every analysis job (a ``records_job`` row of kind ``analyze``)
+   has finished.
 5. Where the time goes: ``services.upload_create`` and ``services.match_verify``
    in this process, on the same database, for ``--profile-hands`` hands: first
-   each phase of ``match_verify`` timed by hand (no profiler), then cProfile.
+   each phase of ``match_verify`` timed by hand (no profiler), then cProfile; and
+   ``analysis.services.match_analyze``'s phases for ``--analysis-profile-hands`` hands.
 6. Workers and the web process are always stopped (``finally``).
 
-Run: ``.venv/bin/python bench/ingest.py [--hands 10000] [--workers 2] [--quick]``
+Run: ``.venv/bin/python bench/ingest.py [--hands 10000] [--workers 2] [--quick] [--analysis]``
 (needs PostgreSQL on 127.0.0.1:5432, user ``postgres`` with trust auth, and
 Redis on 127.0.0.1:6379).  The output is Markdown.
 """
@@ -78,7 +85,8 @@ DB_NAME = "buraco_bench"
 DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 BROKER_URL = "redis://127.0.0.1:6379/14"
 HOST = "127.0.0.1"
-QUEUES = "interactive,bulk,reverify"
+VERIFY_QUEUES = ("interactive", "bulk", "reverify")
+ANALYSIS_QUEUE = "analysis"  # records.services.ANALYSIS_QUEUE: every verdict queues an analysis job there
 
 STATUS_INTERVAL = 1.0  # seconds between /api/status/ samples
 BATCH_POLL_INTERVAL = 0.25  # seconds between /api/batches/{id}/ polls
@@ -217,12 +225,13 @@ class EngineResult:
 
 
 def verify_all(sources: Sequence[bytes]) -> float:
-    start = time.perf_counter()
+    """CPU seconds of this process (the machine is shared: wall time would count other jobs)."""
+    start = time.process_time()
     for source in sources:
         report = verify(loads(source))
         if not report.ok:
             raise SystemExit(f"a self-play record does not verify: {report.error}")
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def measure_engine(corpus: Corpus) -> EngineResult:
@@ -442,9 +451,10 @@ def wait_for_web(api: Api, processes: Processes) -> None:
 @dataclass(frozen=True)
 class StatusSample:
     at: float  # seconds since the first upload began
-    waiting: int  # pending + verifying matches, all queues (database)
-    broker: int | None  # messages in Redis, all queues
-    oldest_age: float | None  # seconds the oldest waiting job has waited
+    waiting: int  # pending + running jobs on the verify queues (database)
+    broker: int | None  # messages in Redis, verify queues
+    oldest_age: float | None  # seconds the oldest waiting job on the verify queues has waited
+    analysis_waiting: int = 0  # pending + running jobs on the analysis queue
 
 # CPU time by role, read from /proc: unlike wall time it does not depend on what else the
 # machine runs (other jobs on these 2 cores make the wall times noisy).
@@ -568,13 +578,16 @@ class StatusSampler(threading.Thread):
         while True:
             try:
                 data = self.api.get("/api/status/")
-                queues: dict[str, dict[str, Any]] = data["queues"]
+                all_queues: dict[str, dict[str, Any]] = data["queues"]
+                queues = {name: q for name, q in all_queues.items() if name != ANALYSIS_QUEUE}
                 depths = [q["broker_depth"] for q in queues.values()]
+                ages = [q["oldest_age_seconds"] for q in queues.values() if q.get("oldest_age_seconds") is not None]
                 self.samples.append(StatusSample(
                     at=time.perf_counter() - self.start_time,
                     waiting=sum(int(q["waiting"]) for q in queues.values()),
                     broker=None if any(d is None for d in depths) else sum(int(d) for d in depths),
-                    oldest_age=data.get("oldest_waiting_age_seconds"),
+                    oldest_age=max(ages) if ages else None,
+                    analysis_waiting=int(all_queues.get(ANALYSIS_QUEUE, {}).get("waiting", 0)),
                 ))
             except Exception:  # a sample lost is not a reason to stop the run
                 self.errors += 1
@@ -594,8 +607,25 @@ class Upload:
 
 
 @dataclass(frozen=True)
+class AnalysisStats:
+    """The analysis jobs queued by the verdicts (records_job, kind 'analyze')."""
+
+    jobs: int
+    done: int
+    failed: int
+    pending: int  # pending or running at the end
+    last_finished: float | None  # epoch seconds
+    job_s_sum: float  # sum of finished_at - claimed_at
+    job_s_median: float
+    job_s_p95: float
+    job_s_max: float
+    findings: int
+
+
+@dataclass(frozen=True)
 class JobStats:
-    """Read from the database after the run (timestamps are the service's own)."""
+    """Read from the database after the run (timestamps are the service's own): the verify
+    jobs (records_job, kind 'verify') and the matches' verdicts."""
 
     matches: int
     verified: int
@@ -605,7 +635,7 @@ class JobStats:
     first_enqueued: float  # epoch seconds
     first_claimed: float
     last_verified: float
-    job_s_sum: float  # sum over matches of verified_at - claimed_at (inside match_verify)
+    job_s_sum: float  # sum over verify jobs of finished_at - claimed_at (inside match_verify)
     job_s_median: float
     job_s_p95: float
     hands: int
@@ -624,6 +654,8 @@ class RunResult:
     cpu_s: dict[str, float]  # CPU seconds by role during the timed run
     machine_cpu_s: float  # CPU seconds of every process on the machine, same window
     jobs: JobStats
+    analysis: AnalysisStats
+    analysis_wall_s: float | None  # first POST until every analysis job finished (with --analysis)
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float]
     versions: dict[str, str] = field(default_factory=dict)
@@ -638,22 +670,24 @@ class RunResult:
 
 
 def job_stats() -> JobStats:
+    """Verify jobs and verdicts: a match is verified or invalid once its verify job is done
+    (``Match.objects.with_status()``); the job's own timestamps time it."""
     import psycopg
 
     query = """
         SELECT count(*),
-               count(*) FILTER (WHERE status = 'verified'),
-               count(*) FILTER (WHERE status = 'invalid'),
-               count(*) FILTER (WHERE status NOT IN ('verified', 'invalid')),
-               coalesce(max(attempts), 0),
-               extract(epoch FROM min(enqueued_at)),
-               extract(epoch FROM min(claimed_at)),
-               extract(epoch FROM max(verified_at)),
-               coalesce(sum(extract(epoch FROM verified_at - claimed_at)), 0),
-               coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM verified_at - claimed_at)), 0),
-               coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM verified_at - claimed_at)), 0),
-               coalesce(sum(hand_count), 0)
-        FROM records_match
+               count(*) FILTER (WHERE j.status = 'done' AND m.valid),
+               count(*) FILTER (WHERE j.status = 'done' AND NOT m.valid),
+               count(*) FILTER (WHERE j.status IS DISTINCT FROM 'done' OR m.valid IS NULL),
+               coalesce(max(j.attempts), 0),
+               extract(epoch FROM min(j.enqueued_at)),
+               extract(epoch FROM min(j.claimed_at)),
+               extract(epoch FROM max(j.finished_at)),
+               coalesce(sum(extract(epoch FROM j.finished_at - j.claimed_at)), 0),
+               coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM j.finished_at - j.claimed_at)), 0),
+               coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM j.finished_at - j.claimed_at)), 0),
+               coalesce(sum(m.hand_count), 0)
+        FROM records_match m LEFT JOIN records_job j ON j.match_id = m.id AND j.kind = 'verify'
     """
     with psycopg.connect(DATABASE_URL) as connection:
         row = connection.execute(query).fetchone()
@@ -667,7 +701,46 @@ def job_stats() -> JobStats:
     )
 
 
-def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path) -> RunResult:
+def analysis_stats() -> AnalysisStats:
+    import psycopg
+
+    duration = "extract(epoch FROM finished_at - claimed_at)"
+    query = f"""
+        SELECT count(*),
+               count(*) FILTER (WHERE status = 'done'),
+               count(*) FILTER (WHERE status = 'failed'),
+               count(*) FILTER (WHERE status IN ('pending', 'running')),
+               extract(epoch FROM max(finished_at)),
+               coalesce(sum({duration}) FILTER (WHERE status = 'done'), 0),
+               coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY {duration}) FILTER (WHERE status = 'done'), 0),
+               coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY {duration}) FILTER (WHERE status = 'done'), 0),
+               coalesce(max({duration}) FILTER (WHERE status = 'done'), 0),
+               (SELECT count(*) FROM analysis_finding)
+        FROM records_job WHERE kind = 'analyze'
+    """
+    with psycopg.connect(DATABASE_URL) as connection:
+        row = connection.execute(query).fetchone()
+    assert row is not None
+    return AnalysisStats(
+        jobs=int(row[0]), done=int(row[1]), failed=int(row[2]), pending=int(row[3]),
+        last_finished=float(row[4]) if row[4] is not None else None, job_s_sum=float(row[5]),
+        job_s_median=float(row[6]), job_s_p95=float(row[7]), job_s_max=float(row[8]), findings=int(row[9]),
+    )
+
+
+def analysis_unfinished() -> int:
+    import psycopg
+
+    with psycopg.connect(DATABASE_URL) as connection:
+        row = connection.execute(
+            "SELECT count(*) FROM records_job WHERE kind = 'analyze' AND status IN ('pending', 'running')"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_analysis: bool = False) -> RunResult:
+    """The timed run. The workers take the verify queues; with ``with_analysis`` the analysis
+    queue too, and the run lasts until every analysis job has finished as well."""
     if not port_is_free(port):
         raise SystemExit(f"port {port} is in use: pass --port")
     env = service_env()
@@ -679,10 +752,11 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path) -> RunRe
     try:
         host = socket.gethostname()
         names = [f"bench-ingest-{index + 1}@{host}" for index in range(workers)]
+        queues = ",".join((*VERIFY_QUEUES, ANALYSIS_QUEUE) if with_analysis else VERIFY_QUEUES)
         worker_pids: list[int] = []
         for index, name in enumerate(names):
             worker_pids.append(processes.start(f"worker-{index + 1}", [
-                sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", QUEUES, "-c", "1",
+                sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", queues, "-c", "1",
                 "-n", name, "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
             ], env).pid)
         web = processes.start("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"], env)
@@ -719,11 +793,21 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path) -> RunRe
                 processes.check_alive()
                 time.sleep(BATCH_POLL_INTERVAL)
             wall_s = time.perf_counter() - start
+            analysis_wall_s = None
+            if with_analysis:
+                # The analyses queued by the last verdicts are in the database once those commit.
+                while analysis_unfinished():
+                    if time.monotonic() > deadline:
+                        raise SystemExit(f"the analysis jobs did not finish within {RUN_TIMEOUT:.0f} s")
+                    processes.check_alive()
+                    time.sleep(BATCH_POLL_INTERVAL * 4)
+                analysis_wall_s = time.perf_counter() - start
         finally:
             sampler.stop()
             cpu_s = cpu.stop()
         load_after = os.getloadavg()
         jobs = job_stats()
+        analysis = analysis_stats()
     finally:
         processes.stop()
 
@@ -731,7 +815,8 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path) -> RunRe
         workers=workers, uploads=uploads, upload_s=upload_s, wall_s=wall_s,
         last_verdict_s=jobs.last_verified - wall_start, first_claim_s=jobs.first_claimed - wall_start, samples=sampler.samples, sample_errors=sampler.errors,
         cpu_s=cpu_s, machine_cpu_s=cpu.machine_s,
-        jobs=jobs, load_before=load_before, load_after=load_after, versions=versions,
+        jobs=jobs, analysis=analysis, analysis_wall_s=analysis_wall_s,
+        load_before=load_before, load_after=load_after, versions=versions,
     )
 
 
@@ -757,6 +842,9 @@ class ProfileResult:
     verify_profiled_s: float
     upload_top: str
     verify_top: str
+    analysis_matches: int = 0
+    analysis_hands: int = 0
+    analysis_split: list[Phase] = field(default_factory=list)  # match_analyze's phases, no profiler
 
 
 def setup_django() -> None:
@@ -803,7 +891,7 @@ def profiled(run: Callable[[], None]) -> tuple[pstats.Stats, float]:
     return pstats.Stats(profiler), time.perf_counter() - start
 
 
-def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
+def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int = 0) -> ProfileResult:
     setup_django()
     import psycopg
     from django.contrib.auth.models import User
@@ -815,6 +903,7 @@ def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
     # Imported by name: mypy then does not follow into the service's modules (checked on their own).
     services: Any = importlib.import_module("records.services")
     Match: Any = importlib.import_module("records.models").Match
+    Job: Any = importlib.import_module("records.models").Job
 
     # Records from the start of the corpus (consecutive seeds: every rule set), uploaded
     # again by a second user: the same texts, new rows.
@@ -829,8 +918,8 @@ def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
     owner = User.objects.create_user("bench-profile")
     upload = [services.UploadedFile("profile.zip", archive)]
 
-    def reset(ids: list[int]) -> None:
-        Match.objects.filter(pk__in=ids).update(status=Match.Status.PENDING, claimed_at=None)
+    def reset(ids: list[int], kind: str = Job.Kind.VERIFY) -> None:
+        Job.objects.filter(match_id__in=ids, kind=kind).update(status=Job.Status.PENDING, claimed_at=None)
 
     def upload_once(user: Any) -> list[int]:
         result = services.upload_create(owner=user, files=upload)
@@ -848,14 +937,15 @@ def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
     upload_stats, upload_profiled_s = profiled(upload_again)
 
     # match_verify, phase by phase, exactly as its body runs; no profiler.
-    names = ("claim", "fetch the match row", "engine: loads", "engine: verify", "_store_report (hands, match, commit)")
+    names = ("claim (job_claim: one UPDATE of the Job row)", "fetch the match row", "engine: loads",
+             "engine: verify", "_store_verdict (hands, match, job done, analysis job queued, commit)")
 
     def split_once() -> list[Phase]:
         reset(ids)
         phases = dict.fromkeys(names, 0.0)
         for match_id in ids:
             t0 = time.perf_counter()
-            if not services.match_claim(match_id=match_id):
+            if not services.job_claim(match_id=match_id, kind=Job.Kind.VERIFY):
                 raise SystemExit(f"match {match_id} could not be claimed")
             t1 = time.perf_counter()
             match = Match.objects.get(pk=match_id)
@@ -864,7 +954,7 @@ def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
             t3 = time.perf_counter()
             report = verify(record)
             t4 = time.perf_counter()
-            services._store_report(match, report)
+            services._store_verdict(match, report)
             t5 = time.perf_counter()
             for name, seconds in zip(names, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
                 phases[name] += seconds
@@ -885,25 +975,64 @@ def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
     verify_s = min(verify_once() for _ in range(2))
     reset(ids)
     verify_stats, verify_profiled_s = profiled(verify_each)
-    if Match.objects.filter(pk__in=ids).exclude(status=Match.Status.VERIFIED).exists():
+    if (Job.objects.filter(match_id__in=ids, kind=Job.Kind.VERIFY).exclude(status=Job.Status.DONE).exists()
+            or Match.objects.filter(pk__in=ids).exclude(valid=True).exists()):
         raise SystemExit("a profiled match did not verify")
+
+    # match_analyze (the analysis job each verdict queues), phase by phase, once: it costs
+    # far more than a verify, so only the first ``analysis_hands`` hands' matches.
+    analysis_split: list[Phase] = []
+    analysis_ids: list[int] = []
+    analysis_total = 0
+    if analysis_hands > 0:
+        from buraco.analysis import analyze
+
+        analysis_services: Any = importlib.import_module("analysis.services")
+        for match_id, source in zip(ids, chosen, strict=True):
+            if analysis_total >= analysis_hands:
+                break
+            analysis_ids.append(match_id)
+            analysis_total += len(loads(source).hands)
+        reset(analysis_ids, Job.Kind.ANALYZE)
+        anames = ("claim (job_claim)", "fetch the source", "engine: loads", "engine: analyze",
+                  "findings_store (lock the job, replace findings, job done, commit)")
+        aphases = dict.fromkeys(anames, 0.0)
+        for match_id in analysis_ids:
+            t0 = time.perf_counter()
+            if not services.job_claim(match_id=match_id, kind=Job.Kind.ANALYZE):
+                raise SystemExit(f"the analysis of match {match_id} could not be claimed")
+            t1 = time.perf_counter()
+            source = Match.objects.values_list("source", flat=True).get(pk=match_id)
+            t2 = time.perf_counter()
+            record = loads(bytes(source))
+            t3 = time.perf_counter()
+            findings = analyze(record)
+            t4 = time.perf_counter()
+            analysis_services.findings_store(match_id=match_id, findings=findings)
+            t5 = time.perf_counter()
+            for name, seconds in zip(anames, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+                aphases[name] += seconds
+        analysis_split = [Phase(name, seconds) for name, seconds in aphases.items()]
 
     db_wait = (psycopg.Cursor.execute, psycopg.Connection.commit)
     verify_total = cumulative(verify_stats, services.match_verify)
     verify_parts = [
         Phase("match_verify, all", verify_total),
-        Phase("claim (match_claim: one UPDATE, autocommit)", cumulative(verify_stats, services.match_claim)),
+        Phase("claim (job_claim: one UPDATE, autocommit)", cumulative(verify_stats, services.job_claim)),
         Phase("engine: notation.loads", cumulative(verify_stats, loads)),
         Phase("engine: replay.verify", cumulative(verify_stats, verify)),
-        Phase("_store_report, body", cumulative(verify_stats, services._store_report)),
+        Phase("_store_verdict, body", cumulative(verify_stats, services._store_verdict)),
         Phase("  the hands: their ids, then one UPDATE each", 0.0),  # filled in below
         Phase("  MatchReport.as_dict", cumulative(verify_stats, MatchReport.as_dict)),
         Phase("  Match.save (update_fields)", cumulative(verify_stats, Model.save)),
+        Phase("  job done (job_finish: one UPDATE)", cumulative(verify_stats, services.job_finish)),
+        Phase("  analysis job queued (jobs_requeue: upsert)", cumulative(verify_stats, services.jobs_requeue)),
+        Phase("analysis message sent after the commit (jobs_send)", cumulative(verify_stats, services.jobs_send)),
         Phase("transaction commit", cumulative(verify_stats, BaseDatabaseWrapper.commit)),
         Phase("waiting on PostgreSQL (psycopg execute + commit)", sum(cumulative(verify_stats, f) for f in db_wait)),
     ]
     body = verify_parts[4].seconds
-    known = sum(p.seconds for p in verify_parts[6:8])
+    known = sum(p.seconds for p in verify_parts[6:10])
     verify_parts[5] = Phase(verify_parts[5].name, max(0.0, body - known))
 
     upload_parts = [
@@ -913,7 +1042,7 @@ def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
         Phase("store matches + hands (_match_store)", cumulative(upload_stats, services._match_store)),
         Phase("  of which Hand bulk_create", cumulative(upload_stats, QuerySet.bulk_create)),
         Phase("transaction commit", cumulative(upload_stats, BaseDatabaseWrapper.commit)),
-        Phase("enqueue (apply_async per match)", cumulative(upload_stats, services.enqueue)),
+        Phase("send the verify jobs (jobs_send: apply_async per match)", cumulative(upload_stats, services.jobs_send)),
         Phase("waiting on PostgreSQL (psycopg execute + commit)", sum(cumulative(upload_stats, f) for f in db_wait)),
     ]
     return ProfileResult(
@@ -922,6 +1051,7 @@ def profile_services(corpus: Corpus, hands: int, top: int) -> ProfileResult:
         upload_profiled_s=upload_profiled_s, verify_profiled_s=verify_profiled_s,
         upload_top=top_lines(upload_stats, "cumulative", top),
         verify_top=top_lines(verify_stats, "tottime", top),
+        analysis_matches=len(analysis_ids), analysis_hands=analysis_total, analysis_split=analysis_split,
     )
 
 
@@ -952,7 +1082,11 @@ def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult,
     out(f"Machine: {cpu_model()}, {cores} cores; Python {platform.python_version()}; "
         f"PostgreSQL {run.versions.get('postgresql')}, Redis {run.versions.get('redis')}.")
     out(f"Command: `.venv/bin/python bench/ingest.py --hands {args.hands} --workers {args.workers}"
-        f" --batches {args.batches}`")
+        f" --batches {args.batches}{' --analysis' if args.analysis else ''}`")
+    out("Workers take the verify queues (" + ", ".join(VERIFY_QUEUES) + ")"
+        + (f" and the {ANALYSIS_QUEUE} queue: the timed run includes every analysis job."
+           if args.analysis else
+           f"; the analysis job each verdict queues (queue {ANALYSIS_QUEUE}) is stored and sent, not run."))
     out(f"Load average (1 min) before / after the timed run: {run.load_before[0]:.2f} / {run.load_after[0]:.2f}")
     out("")
     out(f"Corpus: {corpus.matches} matches, {corpus.hands} hands, {corpus.actions} actions, "
@@ -999,9 +1133,20 @@ def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult,
     out(f"| CPU: the service (web + workers + postgres) | {service:.1f} s = {service * per_hand:.2f} ms a hand; "
         f"ceiling on {cores} cores with nothing else running: {cores * jobs.hands / service:.0f} hands/s |")
     out(f"| CPU: every other process on the machine (other jobs), same window | {max(0.0, run.machine_cpu_s - ours):.1f} s "
-        f"(of {cores * run.wall_s:.0f} core-seconds) |")
+        f"(of {cores * (run.analysis_wall_s or run.wall_s):.0f} core-seconds) |")
     out(f"| verdicts | {jobs.verified} verified, {jobs.invalid} invalid, {jobs.failed} not finished; "
         f"max attempts {jobs.max_attempts} |")
+    analysis = run.analysis
+    if run.analysis_wall_s is not None:
+        out(f"| **with the analysis**: first POST -> every analysis job finished | **{run.analysis_wall_s:.1f} s**, "
+            f"{jobs.hands / run.analysis_wall_s:.0f} hands/s |")
+        out(f"| analysis jobs, claim -> findings stored, median / p95 / max | {analysis.job_s_median * 1000:.0f} / "
+            f"{analysis.job_s_p95 * 1000:.0f} / {analysis.job_s_max * 1000:.0f} ms a match; "
+            f"sum {analysis.job_s_sum:.1f} s vs verify jobs' {jobs.job_s_sum:.1f} s |")
+        if samples:
+            out(f"| max analysis queue depth (database) | {max(s.analysis_waiting for s in samples)} jobs |")
+    out(f"| analysis jobs | {analysis.jobs} queued, {analysis.done} done, {analysis.failed} failed, "
+        f"{analysis.pending} not run; {analysis.findings} findings stored |")
     out("")
     if profile is None:
         return
@@ -1034,6 +1179,17 @@ def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult,
         for part in parts:
             out(f"| {part.name} | {part.seconds:.3f} | {part.seconds / base:.0%} |")
         out("")
+    if profile.analysis_split:
+        a_hand = 1000 / profile.analysis_hands
+        a_total = sum(p.seconds for p in profile.analysis_split)
+        out(f"`match_analyze` (the analysis job) phase by phase, once, {profile.analysis_matches} matches "
+            f"({profile.analysis_hands} hands): {a_total:.2f} s = {a_total * a_hand:.1f} ms a hand")
+        out("")
+        out("| phase | ms a hand | share |")
+        out("|---|---|---|")
+        for phase in profile.analysis_split:
+            out(f"| {phase.name} | {phase.seconds * a_hand:.2f} | {phase.seconds / a_total:.0%} |")
+        out("")
     out("Top of the `match_verify` profile by own time:")
     out("")
     out("```")
@@ -1058,12 +1214,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--profile-hands", type=int, default=200, help="hands for the in-process profile")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 1000 hands, a 100-hand profile")
     parser.add_argument("--no-profile", action="store_true", help="skip step 5")
+    parser.add_argument("--analysis", action="store_true",
+                        help="workers also run the analysis queue; the run lasts until every analysis is done")
+    parser.add_argument("--analysis-profile-hands", type=int, default=50,
+                        help="hands for the in-process match_analyze timing in step 5 (0: skip)")
     parser.add_argument("--top", type=int, default=15, help="profile lines to print")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "buraco-bench-ingest")
     args = parser.parse_args(argv)
     if args.quick:
         args.hands, args.profile_hands = 1000, 100
+        args.analysis_profile_hands = min(args.analysis_profile_hands, 25)
     if args.hands < args.batches * HANDS_PER_MATCH or args.workers < 1:
         parser.error("need at least one match per batch and one worker")
 
@@ -1073,13 +1234,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     engine = measure_engine(corpus)
     log_dir = Path(tempfile.mkdtemp(prefix="bench-ingest-logs-"))
     print(f"[3/5] service: {args.workers} workers, logs in {log_dir} ...", file=sys.stderr, flush=True)
-    run = run_service(corpus, args.workers, args.port, log_dir)
+    run = run_service(corpus, args.workers, args.port, log_dir, with_analysis=args.analysis)
     print(f"[4/5] end to end: {run.wall_s:.1f} s", file=sys.stderr, flush=True)
     profile = None
     if not args.no_profile:
         print(f"[5/5] profile: {args.profile_hands} hands in process ...", file=sys.stderr, flush=True)
         try:
-            profile = profile_services(corpus, args.profile_hands, args.top)
+            profile = profile_services(corpus, args.profile_hands, args.top, args.analysis_profile_hands)
         finally:
             flush_broker()  # upload_create queued jobs that no worker is left to take
     print_report(args, corpus, engine, run, profile)
