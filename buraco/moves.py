@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from .state import HandState
 
 WILD_CODES: Final = tuple(c for c in range(CARD_KINDS) if IS_WILD_KIND[c])
+# The card at each run position (1 and 14 the ace) of each suit: the generator's innermost lookup.
+_RUN: Final = tuple(tuple(card_of(p, suit) if p else CARDS[0] for p in range(15)) for suit in range(4))
 
 
 class Play(NamedTuple):
@@ -91,13 +93,13 @@ def _run_melds(
         suits = range(4)
     wilds = sum(hand[w] for w in WILD_CODES)
     for suit in suits:
-        if min_length > 3 and sum(1 for p in range(1, 14) if hand[card_of(p, suit)]) + 1 + wilds < min_length:
+        if min_length > 3 and sum(1 for p in range(1, 14) if hand[_RUN[suit][p]]) + 1 + wilds < min_length:
             continue  # too few cards of the suit for a run this long (an ace may count twice)
         for low in range(1, 13):
             used: dict[int, int] = {}
             missing: list[int] = []
             for high in range(low, min(14, low + 13) + 1):
-                natural = card_of(high, suit)
+                natural = _RUN[suit][high]
                 if hand[natural] > used.get(natural, 0):
                     used[natural] = used.get(natural, 0) + 1
                 else:
@@ -119,7 +121,7 @@ def _run_windows(
     containing: int | None,
     substitutes: bool,
 ) -> Iterator[tuple[CardToken, ...]]:
-    naturals = [card_of(p, suit) for p in range(low, high + 1)]
+    naturals = [_RUN[suit][p] for p in range(low, high + 1)]
     if not missing:
         if containing is None or containing in naturals:
             yield tuple(CardToken(c) for c in naturals)
@@ -222,7 +224,7 @@ def _side_extensions(hand: Sequence[int], suit: int, places: Iterable[int]) -> I
     held: list[int] = []
     missing: list[int] = []
     for place in places:
-        natural = card_of(place, suit)
+        natural = _RUN[suit][place]
         if hand[natural] > used.get(natural, 0):
             used[natural] = used.get(natural, 0) + 1
             held.append(place)
@@ -251,8 +253,8 @@ def _run_lay_offs(
                 continue  # even a wild moved beyond the window would leave the meld too short
             held = held_low + held_high
             missing = missing_low + missing_high
-            if held_low and held_high and card_of(held_low[-1], suit) == card_of(held_high[-1], suit):
-                if hand[card_of(held_low[-1], suit)] < 2:
+            if held_low and held_high and _RUN[suit][held_low[-1]] == _RUN[suit][held_high[-1]]:
+                if hand[_RUN[suit][held_low[-1]]] < 2:
                     continue  # one ace cannot sit at both ends
             yield from _run_windows_laid(variant, hand, suit, wild, wild_at, held, missing, first, last, substitutes)
 
@@ -271,20 +273,20 @@ def _run_windows_laid(
 ) -> Iterator[tuple[CardToken, ...]]:
     used: dict[int, int] = {}
     for place in held:
-        used[card_of(place, suit)] = used.get(card_of(place, suit), 0) + 1
-    laid = [_natural_token(card_of(p, suit), p) for p in held]
+        used[_RUN[suit][place]] = used.get(_RUN[suit][place], 0) + 1
+    laid = [_natural_token(_RUN[suit][p], p) for p in held]
     if wild is None:
         if not missing:
             yield tuple(laid)
             if substitutes:
                 for index, place in enumerate(held):
                     rest = dict(used)
-                    rest[card_of(place, suit)] -= 1
+                    rest[_RUN[suit][place]] -= 1
                     for new_wild in _wilds_held(hand, rest):
-                        if new_wild != card_of(place, suit):
-                            yield (*laid[:index], CardToken(CARDS[new_wild], card_of(place, suit)), *laid[index + 1:])
+                        if new_wild != _RUN[suit][place]:
+                            yield (*laid[:index], CardToken(CARDS[new_wild], _RUN[suit][place]), *laid[index + 1:])
         else:
-            spot = card_of(missing[0], suit)
+            spot = _RUN[suit][missing[0]]
             for new_wild in _wilds_held(hand, used):
                 if new_wild != spot:
                     yield (*laid, CardToken(CARDS[new_wild], spot))
@@ -298,8 +300,8 @@ def _run_windows_laid(
         if variant.wild_move == "anywhere":
             for place in range(first - 1, last + 2):
                 if 1 <= place <= 14 and place != wild_at:
-                    yield (*laid, CardToken(wild, card_of(place, suit)))
-    displacing = card_of(wild_at, suit)
+                    yield (*laid, CardToken(wild, _RUN[suit][place]))
+    displacing = _RUN[suit][wild_at]
     if hand[displacing] <= used.get(displacing, 0):
         return
     displaced = (*laid, _natural_token(displacing, wild_at))
@@ -312,7 +314,7 @@ def _run_windows_laid(
     elif variant.wild_move == "anywhere":
         for place in range(first - 1, last + 2):
             if 1 <= place <= 14 and place != wild_at:
-                yield (*displaced, CardToken(wild, card_of(place, suit)))
+                yield (*displaced, CardToken(wild, _RUN[suit][place]))
 
 
 def _set_lay_offs(
