@@ -18,7 +18,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from analysis import selectors as analysis_selectors
-from buraco.rules import VARIANTS
+from buraco.rules import VARIANTS, find_variant
+from reviews.selectors import reviews_for_page
 
 from . import permissions, selectors, services
 from .models import Batch, Hand, Job, Match
@@ -202,7 +203,7 @@ def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpRespons
         "sides": match.sides or [],
         "actions": hand.actions,
         "share": share,
-        "target": selectors.match_record(match=match).rules.target,
+        "target": match.metadata.get("target") or find_variant(match.variant).target,
         "match_scores": match_scores,
         "urls": {
             "page": request.path,
@@ -216,6 +217,7 @@ def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpRespons
         "records/replay.html",
         {
             "match": match, "hand": hand, "number": number, "config": config, "share_query": share_query,
+            "review_data": reviews_for_page(match=match, user=request.user),
             "previous": number - 1 if number > 1 else None,
             "next": number + 1 if number < match.hand_count else None,
         },

@@ -4,12 +4,15 @@ written into the match's BRN record as ``[[hands.notes]]``."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, QuerySet
 
 from buraco.notation import Note, dumps
 from buraco.replay import canonical
 from records.models import Match
+from records.permissions import can_review
 from records.selectors import match_record
 
 from .models import Comment, Review
@@ -17,6 +20,38 @@ from .models import Comment, Review
 
 def reviews_of(*, match: Match) -> QuerySet[Review]:
     return Review.objects.filter(match=match).select_related("author").annotate(comment_count=Count("comments"))
+
+
+def reviews_for_page(*, match: Match, user: User | AnonymousUser) -> dict[str, Any]:
+    """The match's reviews as the replay page holds them when it opens (its
+    ``#review-data``), and whether this reader may write one (``can_review``)."""
+    reviews = (
+        Review.objects.filter(match=match).select_related("author")
+        .prefetch_related("comments__author", "comments__replies__author").order_by("id")
+    )
+    return {
+        "owner": match.owner.username,
+        "me": user.username if user.is_authenticated else "",
+        "review": can_review(user, match),
+        "reviews": [
+            {
+                "id": review.pk, "author": review.author.username, "author_name": review.author_name,
+                "source": review.source, "finished": review.finished,
+                "comments": [
+                    {
+                        "id": comment.pk, "hand": comment.hand, "ply": comment.ply, "tag": comment.tag,
+                        "text": comment.text, "author": comment.author.username, "author_name": comment.author_name,
+                        "replies": [
+                            {"id": reply.pk, "author": reply.author.username, "text": reply.text}
+                            for reply in comment.replies.all()
+                        ],
+                    }
+                    for comment in review.comments.all()
+                ],
+            }
+            for review in reviews
+        ],
+    }
 
 
 def review_of(*, match: Match, review_id: int) -> Review | None:
