@@ -1,9 +1,13 @@
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.views import defaults
 from django.urls import include, path
 from drf_spectacular.views import SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
-from records.api import SchemaApi, SignupApi
+from records.api import SchemaApi, SignupApi, json_error
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -17,3 +21,32 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("records.page_urls")),
 ]
+
+
+# Django's own error answers: JSON in the API's one format under /api/, pages elsewhere.
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def handler400(request: HttpRequest, exception: Any = None) -> HttpResponse:
+    if _is_api(request):
+        return json_error(request, 400, "the request is not valid")
+    return defaults.bad_request(request, exception)
+
+
+def handler403(request: HttpRequest, exception: Any = None) -> HttpResponse:
+    if _is_api(request):
+        return json_error(request, 403, "you may not do this")
+    return defaults.permission_denied(request, exception)
+
+
+def handler404(request: HttpRequest, exception: Any = None) -> HttpResponse:
+    if _is_api(request):
+        return json_error(request, 404, f"nothing is at {request.path}")
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return json_error(request, 500, "the server failed on this request; it is logged")
+    return defaults.server_error(request)

@@ -10,7 +10,8 @@ from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.http import HttpResponse
+from django.core.exceptions import SuspiciousOperation
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.http import content_disposition_header
@@ -67,6 +68,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             {"message": f"the stored record cannot be replayed: {exc.message}", "extra": {"error": exc.as_dict()}},
             status=status.HTTP_409_CONFLICT,
         )
+    if isinstance(exc, SuspiciousOperation):
+        # Django's request limits (DATA_UPLOAD_MAX_NUMBER_FILES: TooManyFilesSent, too many
+        # fields, too big a body) raised while DRF parses: a 400 in the one format, not Django's page.
+        return Response({"message": f"the request is refused: {exc}", "extra": {"error": type(exc).__name__}},
+                        status=status.HTTP_400_BAD_REQUEST)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -79,6 +85,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         message, extra = str(detail), {}
     response.data = {"message": message, "extra": extra}
     return response
+
+
+def json_error(request: HttpRequest, status_code: int, message: str) -> JsonResponse:
+    """An error in the one format, for what Django answers itself (no DRF view ran)."""
+    return JsonResponse({"message": message, "extra": {"path": request.path}}, status=status_code)
 
 
 def _first_problem(detail: Any, path: str = "") -> str:
@@ -398,6 +409,9 @@ def _uploaded_files(request: Request) -> list[services.UploadedFile]:
                 raise services.UploadError(error.errors, hint=hint) from None
         return [services.UploadedFile("upload.brn", raw)]
     uploads = [*request.FILES.getlist("files"), *request.FILES.getlist("file")]
+    if not uploads and not (request.content_type or "").startswith("multipart/"):
+        # DRF runs no parser for an empty body: say so instead of asking for form fields.
+        raise services.UploadError([{"file": None, "line": None, "column": None, "message": "the body is empty"}])
     if not uploads:
         raise services.UploadError(
             [{"file": None, "line": None, "column": None, "message": "send the records as 'file' or 'files'"}]

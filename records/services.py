@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import io
+import json
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -118,6 +119,11 @@ def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Rec
     parsed = []
     errors = []
     for upload in files:
+        not_object = _json_not_object(upload.content)
+        if not_object:
+            errors.append({"file": upload.name, "line": 1, "column": 1,
+                           "message": f"a BRN record is a JSON object ({{...}}); this is JSON {not_object}"})
+            continue
         try:
             parsed.append((upload, loads(upload.content)))
         except NotationError as error:
@@ -125,6 +131,23 @@ def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Rec
     if errors:
         raise UploadError(errors)
     return parsed
+
+
+def _json_not_object(content: bytes) -> str | None:
+    """What JSON value other than an object the content is (``a list``, ``null``...), or None:
+    such a body is JSON, not TOML, and is said to be the wrong kind of JSON."""
+    head = content.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if not head or head == b"{" or head not in b'[n"tf-0123456789':
+        return None
+    try:
+        value = json.loads(content.decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    return {str: "a string", bool: "a boolean"}.get(type(value), "a number")
 
 
 def upload_create(
