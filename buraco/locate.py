@@ -73,8 +73,9 @@ class _Stop(Exception):
 class _Scanner:
     """Cursor over the source text that records positions as it goes."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, until: Path | None = None) -> None:
         self.text = text
+        self.until = until  # stop once this path is recorded
         self.i = 0
         self.found: dict[Path, Position] = {}
         self.line_starts = [0] + [n + 1 for n, c in enumerate(text) if c == "\n"]
@@ -96,6 +97,8 @@ class _Scanner:
     def mark(self, path: Path, index: int, keep_first: bool = False) -> None:
         if not (keep_first and path in self.found):
             self.found[path] = self.position(index)
+            if path == self.until:
+                raise _Stop
 
     def skip(self, newlines: bool, comments: bool = True) -> None:
         """Skip spaces/tabs, plus (optionally) comments and line breaks."""
@@ -316,9 +319,10 @@ class _Scanner:
         return value
 
 
-def locate_toml(text: str) -> dict[Path, Position]:
-    """Positions of all keys and values found in the TOML document `text`."""
-    scanner = _Scanner(text)
+def locate_toml(text: str, until: Path | None = None) -> dict[Path, Position]:
+    """Positions of all keys and values found in the TOML document `text`
+    (with `until`: those found up to that path, the error path's shortcut)."""
+    scanner = _Scanner(text, until)
     try:
         scanner.toml_document()
     except _Stop:
@@ -326,9 +330,10 @@ def locate_toml(text: str) -> dict[Path, Position]:
     return scanner.found
 
 
-def locate_json(text: str) -> dict[Path, Position]:
-    """Positions of all keys and values found in the JSON document `text`."""
-    scanner = _Scanner(text)
+def locate_json(text: str, until: Path | None = None) -> dict[Path, Position]:
+    """Positions of all keys and values found in the JSON document `text`
+    (with `until`: those found up to that path, the error path's shortcut)."""
+    scanner = _Scanner(text, until)
     try:
         scanner.json_value((), 0)
     except _Stop:

@@ -43,6 +43,17 @@ HAND_KEYS: Final = frozenset(("dealer", "dealt", "dead", "discard", "stock", "ac
 RESULT_KEYS: Final = frozenset(("scores", "totals"))
 NOTE_KEYS: Final = frozenset(("ply", "author", "text", "tag"))
 
+# Limits a real game never reaches (docs/notation.md, "Limits"): past them a record is a
+# NotationError naming the limit, so that no upload can make the service store or replay
+# something unbounded.
+MAX_HANDS: Final = 200  # hands in a record
+MAX_ACTIONS: Final = 2_000  # actions in a hand
+MAX_NAME: Final = 64  # characters in a player's name
+MAX_METADATA: Final = 1_000  # characters in a metadata value (event, site, ...)
+MAX_EXTENSION_TEXT: Final = 64 * 1024  # characters of all x- keys and values of a record, written as TOML
+MAX_EXTENSION_DEPTH: Final = 16  # arrays and tables nested in an x- value
+TOML_INTEGERS: Final = range(-(2**63), 2**63)  # what TOML 1.0 integers hold
+
 
 @dataclass(frozen=True)
 class Note:
@@ -128,7 +139,16 @@ def loads(text: str | bytes, format: str | None = None) -> Record:
         data = _parse_toml(text)
     else:
         raise ValueError(f"unknown format {format!r}: use 'toml' or 'json'")
-    return _Reader(text, format).record(data)
+    reader = _Reader(text, format)
+    if _SURROGATE.search(text) or (format == "json" and _SURROGATE_ESCAPE.search(text)):
+        found = _not_unicode(data, ())
+        if found is not None:
+            raise reader.fail(
+                f"{'a key' if found[1] else 'a string'} is not valid Unicode text (it holds a lone surrogate)",
+                found[0],
+                key=found[1],
+            )
+    return reader.record(data)
 
 
 def load(file: IO[str] | IO[bytes], format: str | None = None) -> Record:
@@ -148,6 +168,8 @@ def _parse_toml(text: str) -> dict[str, Any]:
             line = text.count("\n") + 1
         reason = re.sub(r"\s*\(at .*\)$", "", message)
         raise NotationError(f"not valid TOML: {reason}", line=line, column=column) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise _long_integer(text) from None
 
 
 def _parse_json(text: str) -> dict[str, Any]:
@@ -157,9 +179,51 @@ def _parse_json(text: str) -> dict[str, Any]:
         raise NotationError(f"not valid JSON: {error.msg}", line=error.lineno, column=error.colno) from None
     except RecursionError:
         raise NotationError("not valid JSON: nested too deeply", line=1, column=1) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise _long_integer(text) from None
     if not isinstance(data, dict):
         raise NotationError("a BRN record is a JSON object", line=1, column=1)
     return data
+
+
+def _long_integer(text: str) -> NotationError:
+    match = re.search(r"[\d_]{4301,}", text)
+    line, column = _line_column(text, match.start()) if match else (None, None)
+    return NotationError("a number has too many digits: BRN integers are 64-bit", line=line, column=column)
+
+
+def _line_column(text: str, index: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, index) + 1
+    return text.count("\n", 0, index) + 1, index - line_start + 1
+
+
+# A lone surrogate: raw in a str given to loads, or a JSON escape \ud800-\udfff.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _not_unicode(data: Any, path: Path) -> tuple[Path, bool] | None:
+    """The path of the first key (True) or string (False) in `data` holding a lone surrogate.
+
+    Deeper than a record is ever nested (x- values included) it looks no further: what
+    stands there is refused as nested too deeply."""
+    if isinstance(data, str):
+        return (path, False) if _SURROGATE.search(data) else None
+    if len(path) > MAX_EXTENSION_DEPTH + 8:
+        return None
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if _SURROGATE.search(key):
+                return (*path, key), True
+            found = _not_unicode(value, (*path, key))
+            if found:
+                return found
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            found = _not_unicode(value, (*path, index))
+            if found:
+                return found
+    return None
 
 
 def locate(source: str | None, format: str, path: Path) -> Position | None:
@@ -191,9 +255,15 @@ class _Reader:
     def __init__(self, text: str, format: str) -> None:
         self.text = text
         self.format = format
+        self.extension_budget = MAX_EXTENSION_TEXT  # characters left for the record's x- keys and values
 
     def fail(self, message: str, path: Path, offset: int | None = None, key: bool = False) -> NotationError:
-        position = locate(self.text, self.format, (*path, KEY) if key else path)
+        # One error per document: scan the text only as far as the place named.
+        want: Path = (*path, KEY) if key else path
+        found = (locate_json if self.format == "json" else locate_toml)(self.text, want)
+        while want and want not in found:
+            want = want[:-1]
+        position = found.get(want) if want else None
         if position is not None and offset:
             position = position_in_string(self.text, position, offset)
         line, column = (position.line, position.column) if position else (None, None)
@@ -217,13 +287,19 @@ class _Reader:
         players = data["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise self.fail("players must be a list of names", ("players",))
+        for seat, player in enumerate(players):
+            if len(player) > MAX_NAME:
+                raise self.fail(
+                    f"the name of player {seat + 1} has {len(player)} characters; the limit is {MAX_NAME}",
+                    ("players", seat),
+                )
         if len(players) not in variant.player_counts:
             counts = " or ".join(str(n) for n in sorted(variant.player_counts))
             raise self.fail(f"{variant.id} is played by {counts} players, not {len(players)}", ("players",))
         teams = self._teams(data.get("teams"), variant, len(players))
         target = data.get("target")
-        if target is not None and (type(target) is not int or target <= 0):
-            raise self.fail("target must be a positive whole number", ("target",))
+        if target is not None and (type(target) is not int or not 0 < target < 2**63):
+            raise self.fail("target must be a positive whole number (of at most 64 bits)", ("target",))
         metadata = []
         for key in METADATA_KEYS:
             if key in data:
@@ -237,6 +313,11 @@ class _Reader:
             raise self.fail("hands must be an array of tables ([[hands]])", ("hands",))
         if not hands_data:
             raise self.fail("the record has no hands: a record holds at least one [[hands]] table", ("hands",))
+        if len(hands_data) > MAX_HANDS:
+            raise self.fail(
+                f"the record has {len(hands_data)} hands; the limit is {MAX_HANDS} hands per record",
+                ("hands", MAX_HANDS),
+            )
         sides = len(variant.sides_for(len(players)))
         hands = tuple(self._hand(h, i, len(players), sides) for i, h in enumerate(hands_data))
         return Record(
@@ -258,18 +339,64 @@ class _Reader:
             if key in known:
                 continue
             if key.startswith("x-"):
+                self._check_extension(key, value, (*path, key))
                 extra.append((key, _freeze(value)))
                 continue
             raise self.fail(f"unknown key {key!r} (extensions start with 'x-')", (*path, key), key=True)
         return tuple(extra)
 
+    def _check_extension(self, key: str, value: Any, path: Path) -> None:
+        """An x- value is kept and written back: refuse at reading what could not be
+        written back as TOML, and bound its size (all x- values of a record together)."""
+        self.extension_budget -= len(_toml_key(key)) + 3
+        pending: list[tuple[Any, int]] = [(value, 0)]
+        while pending:
+            item, depth = pending.pop()
+            problem = None
+            if item is None:
+                problem = "null has no TOML form: leave the key out instead"
+            elif isinstance(item, bool):
+                self.extension_budget -= 5
+            elif isinstance(item, int):
+                if item not in TOML_INTEGERS:
+                    problem = "holds an integer beyond 64 bits, which TOML cannot hold"
+                else:
+                    self.extension_budget -= len(str(item))
+            elif isinstance(item, str):
+                self.extension_budget -= len(item) + 2
+            elif isinstance(item, (float, _dt.date, _dt.time)):  # datetime is a date
+                self.extension_budget -= 32
+            elif isinstance(item, (list, dict)):
+                if depth >= MAX_EXTENSION_DEPTH:
+                    problem = f"nests arrays or tables more than {MAX_EXTENSION_DEPTH} deep (the limit)"
+                else:
+                    self.extension_budget -= 4 + 2 * len(item)
+                    if isinstance(item, dict):
+                        self.extension_budget -= sum(len(_toml_key(k)) + 3 for k in item)
+                        pending.extend((v, depth + 1) for v in item.values())
+                    else:
+                        pending.extend((v, depth + 1) for v in item)
+            else:
+                problem = f"holds a {type(item).__name__}, which TOML cannot hold"
+            if problem is None and self.extension_budget < 0:
+                problem = (
+                    f"takes the record's x- values past {MAX_EXTENSION_TEXT // 1024} KiB of text"
+                    f" (the limit for all x- values of a record together)"
+                )
+            if problem is not None:
+                raise self.fail(f"the value of {key!r} {problem}", path, key=True)
+
     def _metadata(self, key: str, value: Any) -> Any:
         if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
             return value.isoformat()
         if key == "round" and type(value) is int:
+            if value not in TOML_INTEGERS:
+                raise self.fail("round must be a whole number of at most 64 bits", (key,))
             return value
         if not isinstance(value, str):
             raise self.fail(f"{key} must be text", (key,))
+        if len(value) > MAX_METADATA:
+            raise self.fail(f"{key} has {len(value)} characters; the limit is {MAX_METADATA}", (key,))
         return value
 
     def _teams(self, teams: Any, variant: Variant, players: int) -> tuple[tuple[int, ...], ...] | None:
@@ -327,6 +454,11 @@ class _Reader:
         actions_data = data["actions"]
         if not isinstance(actions_data, list):
             raise self.fail("actions must be a list of strings", (*path, "actions"))
+        if len(actions_data) > MAX_ACTIONS:
+            raise self.fail(
+                f"hand {index + 1} has {len(actions_data)} actions; the limit is {MAX_ACTIONS} actions per hand",
+                (*path, "actions", MAX_ACTIONS),
+            ).located(hand=index + 1, ply=MAX_ACTIONS + 1)
         parsed = []
         canonical = []
         cache = _ACTION_CACHES.setdefault(players, {})
