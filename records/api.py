@@ -102,13 +102,22 @@ def _first_problem(detail: Any, path: str = "") -> str:
     return f"{path}: {detail}" if path else str(detail)
 
 
+class RawBody:
+    """A request body read as the record itself: its own type, so that no form field
+    (one named ``raw``, say) is ever taken for it."""
+
+    def __init__(self, content: bytes, form_encoded: bool = False) -> None:
+        self.content = content
+        self.form_encoded = form_encoded
+
+
 class RawRecordParser(parsers.BaseParser):
     """A record sent as the whole request body (TOML or its JSON form)."""
 
     media_type = "*/*"
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
-        return {"raw": stream.read() if stream is not None else b""}
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> RawBody:  # type: ignore[override]
+        return RawBody(stream.read() if stream is not None else b"")
 
 
 FORM_HINT = (
@@ -124,8 +133,8 @@ class FormRecordParser(parsers.BaseParser):
 
     media_type = "application/x-www-form-urlencoded"
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
-        return {"raw": stream.read() if stream is not None else b"", "form_encoded": True}
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> RawBody:  # type: ignore[override]
+        return RawBody(stream.read() if stream is not None else b"", form_encoded=True)
 
 
 # --- serializers ---------------------------------------------------------------------
@@ -229,6 +238,9 @@ class MatchDetailSerializer(MatchSummarySerializer):
         return permissions.abilities(request.user, match, request.query_params.get("share"))
 
 
+MAX_ID = 2**31 - 1  # integer query parameters stay in every database's integer range
+
+
 class MatchFilterSerializer(serializers.Serializer[Any]):
     variant = serializers.ChoiceField(choices=list(VARIANTS), required=False)
     player = serializers.CharField(required=False, max_length=100)
@@ -237,7 +249,7 @@ class MatchFilterSerializer(serializers.Serializer[Any]):
     date_to = serializers.DateField(required=False, help_text="uploaded on or before")
     played_from = serializers.DateField(required=False, help_text="the record's date tag on or after")
     played_to = serializers.DateField(required=False, help_text="the record's date tag on or before")
-    batch = serializers.IntegerField(required=False, min_value=1)
+    batch = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     mine = serializers.BooleanField(required=False, default=False)
 
 
@@ -366,13 +378,15 @@ class MatchListApi(APIView):
         if not request.user.is_authenticated:
             raise exceptions.NotAuthenticated("log in, or send a token, to upload")
         files = _uploaded_files(request)
-        fields = request.data if hasattr(request.data, "get") and "raw" not in request.data else {}
+        fields = request.data if hasattr(request.data, "get") else {}
         visibility = fields.get("visibility") or Match.Visibility.PRIVATE
         if visibility not in Match.Visibility.values:
             raise exceptions.ValidationError({"visibility": f"one of {Match.Visibility.values}"})
+        label = str(fields.get("label") or "")[:200]
+        if "\x00" in label:
+            raise exceptions.ValidationError({"label": "a label cannot hold NUL characters"})
         result = services.upload_create(
-            owner=cast(User, request.user), files=files, visibility=visibility,
-            label=str(fields.get("label") or "")[:200],
+            owner=cast(User, request.user), files=files, visibility=visibility, label=label,
         )
         statuses = selectors.match_statuses(match_ids=[m.pk for m in result.matches])
         items = [
@@ -395,9 +409,9 @@ class MatchListApi(APIView):
 
 def _uploaded_files(request: Request) -> list[services.UploadedFile]:
     data = request.data
-    if isinstance(data, dict) and "raw" in data:
-        raw = data["raw"]
-        hint = FORM_HINT if data.get("form_encoded") else None
+    if isinstance(data, RawBody):
+        raw = data.content
+        hint = FORM_HINT if data.form_encoded else None
         if not raw:
             raise services.UploadError(
                 [{"file": None, "line": None, "column": None, "message": "the body is empty"}], hint=hint
@@ -616,6 +630,8 @@ def _user_named(request: Request) -> Any:
     username = request.data.get("username") if hasattr(request.data, "get") else None
     if not isinstance(username, str) or not username:
         raise exceptions.ValidationError({"username": "required"})
+    if "\x00" in username:
+        raise exceptions.ValidationError({"username": "a username cannot hold NUL characters"})
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise exceptions.ValidationError({"username": f"no user {username!r}"})

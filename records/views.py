@@ -36,7 +36,7 @@ class FilterForm(forms.Form):
 
 class MinPointsForm(forms.Form):
     min_points = forms.IntegerField(
-        required=False, min_value=0, label="show findings worth at least",
+        required=False, min_value=0, max_value=2**31 - 1, label="show findings worth at least",
         widget=forms.NumberInput(attrs={"step": 10, "size": 5}),
     )
     share = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -254,7 +254,7 @@ def match_shared_with(request: HttpRequest, match_id: int) -> HttpResponse:
     """Share the match with a user by name, or stop sharing (``unshare``)."""
     match = _managed(request, match_id)
     username = (request.POST.get("username") or "").strip()
-    user = User.objects.filter(username=username).first() if username else None
+    user = User.objects.filter(username=username).first() if username and "\x00" not in username else None
     if user is None:
         messages.error(request, f"There is no user {username!r}." if username else "Give a username to share with.")
     elif request.POST.get("unshare"):
