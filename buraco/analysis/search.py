@@ -247,10 +247,13 @@ def best_exit(state: HandState) -> Exit | None:
     bound = _bonus_bound(state, side)
     cheapest = 0 if variant.out_by_meld else min(values[c] for c in range(CARD_KINDS) if state.hands[seat][c])
 
+    others = _others_bonus(state, side)
+
     def ideal(exit_: Exit) -> bool:
         last = exit_.actions[-1] if exit_.actions else None
         thrown = values[last.cards[0]] if last is not None and last.verb == "discard" else 0
-        return side_bonus(exit_.state, side) >= bound and thrown <= cheapest
+        # In brasil a lay-off may complete another player's canasta, which lowers the margin.
+        return side_bonus(exit_.state, side) >= bound and thrown <= cheapest and _others_bonus(exit_.state, side) <= others
 
     best: list[Exit | None] = [None]
     seen: set[tuple[object, ...]] = set()
@@ -298,6 +301,10 @@ def best_exit(state: HandState) -> Exit | None:
 
     visit(state, (), -1)
     return best[0]
+
+
+def _others_bonus(state: HandState, side: int) -> int:
+    return sum(side_bonus(state, other) for other in range(len(state.sides)) if other != side)
 
 
 def _may_hold_going_out_canasta(state: HandState) -> bool:
