@@ -398,7 +398,8 @@ class MatchListApi(APIView):
         return Response(
             {
                 "batch": result.batch.pk,
-                "status": "pending",
+                # Nothing new stored (duplicates only): the batch has nothing to wait for.
+                "status": "pending" if result.batch.total else "finished",
                 "total": result.batch.total,
                 "duplicates": len(items) - result.batch.total,
                 "matches": items,
@@ -674,9 +675,12 @@ class BatchDetailApi(APIView):
 
 
 class StatusApi(APIView):
-    @extend_schema(summary="Queue depths and the oldest waiting job", responses={200: OpenApiTypes.OBJECT})
+    @extend_schema(
+        summary="Queue depths and the oldest waiting job; counts of the matches you may read",
+        responses={200: OpenApiTypes.OBJECT},
+    )
     def get(self, request: Request) -> Response:
-        return Response(selectors.queue_status())
+        return Response(selectors.queue_status(user=request.user))
 
 
 class SchemaHtmlRenderer(renderers.BaseRenderer):

@@ -223,8 +223,9 @@ def batch_progress(*, batch: Batch) -> dict[str, Any]:
     }
 
 
-def queue_status() -> dict[str, Any]:
-    """Depth of each queue (jobs of every kind) and the oldest job still waiting."""
+def queue_status(*, user: User | AnonymousUser) -> dict[str, Any]:
+    """Depth of each queue (jobs of every kind) and the oldest job still waiting; the counts
+    of matches and jobs by status only of the matches ``user`` may read (``permissions.readable_matches``)."""
     queues: dict[str, Any] = {}
     pending = (
         Job.objects.filter(status__in=[Job.Status.PENDING, Job.Status.RUNNING])
@@ -234,6 +235,8 @@ def queue_status() -> dict[str, Any]:
     )
     by_queue = {row["queue"]: row for row in pending}
     broker = _broker_depths()
+    # A subquery: the shared-with join would count a match once per row otherwise.
+    readable = Match.objects.filter(pk__in=visible_matches(user=user).values("pk"))
     now = timezone.now()
     oldest_overall = None
     for name in settings.BURACO_QUEUES:
@@ -252,10 +255,11 @@ def queue_status() -> dict[str, Any]:
         "queues": queues,
         "oldest_waiting_enqueued_at": oldest_overall,
         "oldest_waiting_age_seconds": round((now - oldest_overall).total_seconds(), 1) if oldest_overall else None,
-        "counts": status_counts(matches=Match.objects.all()),
+        "counts": status_counts(matches=readable),
         "jobs": {
             kind: dict(
-                Job.objects.filter(kind=kind).order_by().values_list("status").annotate(n=Count("id"))
+                Job.objects.filter(kind=kind, match__in=readable).order_by().values_list("status")
+                .annotate(n=Count("id"))
                 .values_list("status", "n")
             )
             for kind in Job.Kind.values

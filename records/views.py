@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from analysis import selectors as analysis_selectors
@@ -168,6 +169,10 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "stake_form": stake,
             "min_points": min_points,
             "share_query": f"?{urlencode({'share': share})}" if share else "",
+            # From the match's URL alone: the page's own query (?min_points=, ?share=) is not repeated.
+            "share_url": request.build_absolute_uri(
+                f"{reverse('match-detail', args=[match.pk])}?{urlencode({'share': match.share_token})}"
+            ) if manage and match.share_token else None,
         },
     )
 

@@ -123,6 +123,9 @@ def test_it_puts_reanalysis_on_the_analysis_queue_which_the_status_reports(
     assert body["queues"]["analysis"]["waiting"] == 1
     assert body["queues"]["analysis"]["oldest_age_seconds"] >= 0
     assert body["queues"]["interactive"]["waiting"] == 0
+    # Counts are of the matches the caller may read: the owner's private match to the owner only.
+    assert body["counts"] == {} and body["jobs"]["analyze"] == {}
+    body = owner_api.get("/api/status/").json()
     assert body["jobs"]["analyze"] == {"pending": 1}
     assert body["jobs"]["verify"] == {"done": 1}
     assert body["counts"] == {"verified": 1}
