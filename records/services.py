@@ -68,50 +68,82 @@ class UploadResult:
 
 
 def expand_upload(files: Iterable[UploadedFile]) -> list[UploadedFile]:
-    """Unpack zips into their ``.brn`` and ``.json`` members; keep other files as they are."""
-    out: list[UploadedFile] = []
+    """Unpack zips into their ``.brn`` and ``.json`` members; keep other files as they are.
+
+    The whole request has one budget (``DATA_UPLOAD_MAX_MEMORY_SIZE`` x 4 bytes unpacked, at
+    most ``BURACO_MAX_UPLOAD_RECORDS`` records), checked on every zip's headers
+    (``ZipInfo.file_size``) before any member is unpacked: several zips share it.
+    """
     limit = settings.BURACO_MAX_UPLOAD_RECORDS
     max_bytes = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    for upload in files:
-        if len(upload.content) > max_bytes:
-            raise UploadError([{"file": upload.name, "line": None, "column": None,
-                                "message": f"the file has {len(upload.content)} bytes; the limit is {max_bytes}"}])
-        if upload.content[:4] == b"PK\x03\x04" or upload.name.lower().endswith(".zip"):
-            out.extend(_zip_members(upload))
-        else:
-            out.append(upload)
-        if len(out) > limit:
-            raise UploadError([{"file": upload.name, "line": None, "column": None,
-                                "message": f"an upload holds at most {limit} records"}])
-    return out
+    budget = max_bytes * 4  # what one request may unpack to, in all
+    planned: list[tuple[UploadedFile, zipfile.ZipFile | None, list[zipfile.ZipInfo]]] = []
+    records = size = 0
+    try:
+        for upload in files:
+            if len(upload.content) > max_bytes:
+                raise UploadError([{"file": upload.name, "line": None, "column": None,
+                                    "message": f"the file has {len(upload.content)} bytes; the limit is {max_bytes}"}])
+            if upload.content[:4] == b"PK\x03\x04" or upload.name.lower().endswith(".zip"):
+                opened, members = _zip_plan(upload)
+                planned.append((upload, opened, members))
+                records += len(members)
+                for info in members:
+                    size += info.file_size
+                    if info.file_size > max_bytes or size > budget:
+                        raise UploadError([{"file": f"{upload.name}/{info.filename}", "line": None, "column": None,
+                                            "message": "the zip unpacks to more than the upload limit allows "
+                                                       f"({budget} bytes for the whole upload)"}])
+            else:
+                planned.append((upload, None, []))
+                records += 1
+                size += len(upload.content)
+                if size > budget:
+                    raise UploadError([{"file": upload.name, "line": None, "column": None,
+                                        "message": f"the upload unpacks to more than {budget} bytes in all"}])
+            if records > limit:
+                raise UploadError([{"file": upload.name, "line": None, "column": None,
+                                    "message": f"an upload holds at most {limit} records"}])
+        out: list[UploadedFile] = []
+        for upload, archive, members in planned:
+            out.extend(_zip_read(upload, archive, members) if archive is not None else [upload])
+        return out
+    finally:
+        for _, unpacked, _ in planned:
+            if unpacked is not None:
+                unpacked.close()
 
 
-def _zip_members(upload: UploadedFile) -> list[UploadedFile]:
+def _zip_plan(upload: UploadedFile) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
+    """The zip, opened, and the members to unpack (from its headers: nothing is unpacked)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(upload.content))
     except zipfile.BadZipFile:
         raise UploadError([{"file": upload.name, "line": None, "column": None,
                             "message": "not a readable zip archive"}]) from None
-    members = []
-    budget = settings.DATA_UPLOAD_MAX_MEMORY_SIZE * 4  # what a zip may unpack to, in all
-    with archive:
-        for info in archive.infolist():
-            name = info.filename
-            if info.is_dir() or name.startswith("__MACOSX/") or not name.lower().endswith((".brn", ".json", ".toml")):
-                continue
-            budget -= info.file_size
-            if info.file_size > settings.DATA_UPLOAD_MAX_MEMORY_SIZE or budget < 0:
-                raise UploadError([{"file": f"{upload.name}/{name}", "line": None, "column": None,
-                                    "message": "the zip unpacks to more than the upload limit allows"}])
-            try:
-                members.append(UploadedFile(f"{upload.name}/{name}", archive.read(info)))
-            except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
-                raise UploadError([{"file": f"{upload.name}/{name}", "line": None, "column": None,
-                                    "message": f"cannot unpack: {error}"}]) from None
+    members = [
+        info for info in archive.infolist()
+        if not info.is_dir() and not info.filename.startswith("__MACOSX/")
+        and info.filename.lower().endswith((".brn", ".json", ".toml"))
+    ]
     if not members:
+        archive.close()
         raise UploadError([{"file": upload.name, "line": None, "column": None,
                             "message": "the zip holds no .brn files"}])
-    return members
+    return archive, members
+
+
+def _zip_read(upload: UploadedFile, archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]) -> list[UploadedFile]:
+    out = []
+    for info in members:
+        name = f"{upload.name}/{info.filename}"
+        try:
+            # zipfile stops at the header's file_size: a member cannot unpack to more than was checked.
+            out.append(UploadedFile(name, archive.read(info)))
+        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
+            raise UploadError([{"file": name, "line": None, "column": None,
+                                "message": f"cannot unpack: {error}"}]) from None
+    return out
 
 
 def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Record]]:
