@@ -33,13 +33,25 @@ def env_list(name: str, default: list[str]) -> list[str]:
 PRODUCTION = os.environ.get("BURACO_ENV", "development") == "production"
 DEBUG = env_bool("DEBUG", not PRODUCTION)
 
+NEW_KEY_COMMAND = "python -c 'from django.core.management.utils import get_random_secret_key; print(get_random_secret_key())'"
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if PRODUCTION and not SECRET_KEY:
+    raise ImproperlyConfigured(f"BURACO_ENV=production needs SECRET_KEY: set it to a random string, e.g. from {NEW_KEY_COMMAND}")
+if PRODUCTION and (len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-")):
+    # As `manage.py check --deploy` judges a key (security.W009), refused instead of warned.
+    raise ImproperlyConfigured(
+        "BURACO_ENV=production refuses a weak SECRET_KEY: set it to at least 50 random characters "
+        f"(at least 5 different ones, not django-insecure-...), e.g. from {NEW_KEY_COMMAND}"
+    )
 if not SECRET_KEY:
-    if PRODUCTION:
-        raise ImproperlyConfigured("BURACO_ENV=production needs SECRET_KEY")
     SECRET_KEY = "development-only-key-not-for-production-4f9c2b7e1d8a6f3c5e0b9a7d2c4f6e8a1b3d5f7c9e"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["127.0.0.1", "localhost", "testserver", "[::1]"])
+if PRODUCTION and not ALLOWED_HOSTS:
+    raise ImproperlyConfigured(
+        "BURACO_ENV=production needs ALLOWED_HOSTS: set it to the site's host names, comma-separated "
+        "(e.g. ALLOWED_HOSTS=records.example.org,www.records.example.org)"
+    )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -88,9 +100,16 @@ TEMPLATES = [
     },
 ]
 
+# An empty DATABASE_URL is the default (SQLite) in development; in production a clear error.
+DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
+if PRODUCTION and "DATABASE_URL" in os.environ and not DATABASE_URL:
+    raise ImproperlyConfigured(
+        "BURACO_ENV=production has DATABASE_URL set but empty: set it to the database's URL "
+        "(e.g. postgres://user:pass@host:5432/buraco), or unset it for SQLite db.sqlite3"
+    )
 DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+    "default": dj_database_url.parse(
+        DATABASE_URL or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
         conn_health_checks=True,
     )
