@@ -148,6 +148,21 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 DATA_UPLOAD_MAX_NUMBER_FILES = 10_000
 BURACO_MAX_UPLOAD_RECORDS = int(os.environ.get("BURACO_MAX_UPLOAD_RECORDS", "20000"))
 
+# Rate limits (records/throttling.py), per account or else per address, counted in the cache:
+# set CACHE_URL=redis://... when several processes serve the site, so that they share the counts.
+BURACO_THROTTLE_RATES = {
+    "token": os.environ.get("THROTTLE_TOKEN", "30/min"),  # /api/auth/token/ attempts
+    "login": os.environ.get("THROTTLE_LOGIN", "30/min"),  # the log-in page's attempts
+    "signup": os.environ.get("THROTTLE_SIGNUP", "50/hour"),  # /api/auth/signup/ and /signup/
+    "upload": os.environ.get("THROTTLE_UPLOAD", "120/min"),  # uploads (API and page)
+}
+CACHE_URL = os.environ.get("CACHE_URL", "").strip()
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "records.authentication.TokenAuthentication",

@@ -5,19 +5,20 @@ from django.http import HttpRequest, HttpResponse
 from django.views import defaults
 from django.urls import include, path
 from drf_spectacular.views import SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
-from records.api import SchemaApi, SignupApi, json_error
+from records.api import SchemaApi, SignupApi, TokenApi, json_error
+from records.views import login_page
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SchemaApi.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/auth/token/", TokenApi.as_view(), name="api-token"),
     path("api/auth/signup/", SignupApi.as_view(), name="api-signup"),
     path("api/", include("records.urls")),
     path("api/", include("analysis.urls")),
     path("api/", include("reviews.urls")),
+    path("accounts/login/", login_page, name="login"),  # Django's, with its attempts limited
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("records.page_urls")),
 ]

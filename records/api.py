@@ -34,13 +34,14 @@ from rest_framework import exceptions, parsers, renderers, serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from buraco.errors import BuracoError
 from buraco.rules import VARIANTS
 
-from . import permissions, selectors, services
+from . import permissions, selectors, services, throttling
 from .models import Batch, Job, Match
 
 SHARE_PARAMETER = OpenApiParameter(
@@ -336,6 +337,7 @@ def hand_number(match: Match, number: int) -> int:
 
 class MatchListApi(APIView):
     parser_classes = [parsers.MultiPartParser, FormRecordParser, RawRecordParser]
+    throttle_classes = [throttling.UploadThrottle]  # POST only: listing is not limited
 
     @extend_schema(
         summary="List matches you may read",
@@ -646,6 +648,7 @@ class SignupInputSerializer(serializers.Serializer[Any]):
 
 class SignupApi(APIView):
     authentication_classes: list[Any] = []  # no session: no CSRF token is needed to sign up
+    throttle_classes = [throttling.SignupThrottle]
 
     @extend_schema(
         summary="Make an account; the answer holds its API token",
@@ -662,6 +665,12 @@ class SignupApi(APIView):
         user = services.user_create(**given.validated_data)
         token = services.token_for(user=user)
         return Response({"username": user.username, "token": token}, status=status.HTTP_201_CREATED)
+
+
+class TokenApi(ObtainAuthToken):
+    """/api/auth/token/: DRF's, with its attempts limited (DRF's own view has no throttle)."""
+
+    throttle_classes = [throttling.TokenThrottle]
 
 
 class BatchDetailApi(APIView):
