@@ -43,7 +43,7 @@ class FindingSerializer(serializers.ModelSerializer[Finding]):
 class FindingFilterSerializer(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=list(KINDS), required=False)
     min_points = serializers.IntegerField(
-        required=False, default=0,
+        required=False, default=0, min_value=-(2**31), max_value=2**31 - 1,  # what every database's integer holds
         help_text="only findings worth at least this many points (those without points only at 0)",
     )
 

@@ -187,3 +187,9 @@ def test_the_schema_describes_the_analysis_endpoints(anonymous_api: APIClient) -
         assert set(schema["paths"][path]) >= {"get"}, path
     findings = schema["paths"]["/api/matches/{match_id}/findings/"]["get"]
     assert {p["name"] for p in findings["parameters"]} >= {"match_id", "kind", "min_points", "share"}
+
+
+def test_it_bounds_min_points_to_what_the_database_holds(owner_api: APIClient, upload: Any) -> None:
+    match = upload(owner_api, ("m.brn", record_text("cerrado", hands=1, seed=2, mistakes=1.0))).json()["id"]
+    response = owner_api.get(f"/api/matches/{match}/findings/?min_points=9223372036854775808")
+    assert response.status_code == 400 and "min_points" in response.json()["message"]
