@@ -174,3 +174,12 @@ def at_once(count: int, work: Callable[[], T]) -> list[T]:
     for thread in threads:
         thread.join()
     return results
+
+
+def logged_in(user: Any) -> Any:
+    """A page client with ``user`` logged in (no password round trip)."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client

@@ -20,6 +20,7 @@ from .helpers import (
     bad_record,
     fast_passwords,  # noqa: F401  (a fixture)
     illegal_record,
+    logged_in,
     named,
     status_of,
     upload_one,
@@ -27,12 +28,6 @@ from .helpers import (
 )
 
 pytestmark = pytest.mark.usefixtures("fast_passwords")
-
-
-def logged_in(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def page(response: Any) -> str:

@@ -18,17 +18,12 @@ from buraco.notation import loads
 from .conftest import record_text
 from .helpers import (
     fast_passwords,  # noqa: F401  (a fixture)
+    logged_in,
     upload_one,
     with_players,
 )
 
 pytestmark = pytest.mark.usefixtures("fast_passwords")
-
-
-def logged_in(user: User) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def page(client: Client, match_id: int, **query: Any) -> str:
