@@ -1,56 +1,35 @@
-"""Writes: storing uploads, jobs (claim, release, fail, finish, requeue), verifying matches.
-Keyword-only, typed.
+"""Writes: storing uploads, verifying matches, accounts and sharing. Keyword-only, typed.
 
 Reading an upload never half-writes: every file of an upload is parsed first,
 and only if all are readable BRN is anything stored, in one transaction.
 
 Every kind of job (verify here, analyze in :mod:`analysis`) is a :class:`~records.models.Job`
-row claimed by the one :func:`job_claim`, so that two workers never do one job twice.
+row claimed by the one :func:`records.jobs.job_claim`, so that two workers never do one job twice.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import io
-import json
-import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 import buraco
-from buraco.errors import NotationError
 from buraco.notation import Record, loads
 from buraco.replay import MatchReport, verify
 
+from .jobs import ANALYSIS_QUEUE, job_claim, job_finish, jobs_requeue, jobs_send
 from .models import Batch, Hand, Job, Match
+from .uploads import UploadedFile, UploadError, expand_upload, parse_uploads
 
 ENGINE_VERSION = buraco.__version__
-CLAIM_LEASE = dt.timedelta(minutes=5)  # longer than any job task's hard time limit
-ANALYSIS_QUEUE = "analysis"
-
-
-class UploadError(Exception):
-    """One or more uploaded files are not readable BRN; nothing was stored."""
-
-    def __init__(self, errors: list[dict[str, Any]], hint: str | None = None) -> None:
-        super().__init__(f"nothing was stored: {len(errors)} problem{'s' if len(errors) != 1 else ''} with the upload")
-        self.errors = errors
-        self.hint = hint  # what to send instead, when the way it was sent is the likely cause
-
-
-@dataclass
-class UploadedFile:
-    name: str
-    content: bytes
 
 
 @dataclass
@@ -65,121 +44,6 @@ class UploadResult:
     def duplicates(self) -> list[tuple[str, Match]]:
         """The files of this upload that the owner had uploaded already, with their match."""
         return [(name, match) for name, match, new in zip(self.names, self.matches, self.created) if not new]
-
-
-def expand_upload(files: Iterable[UploadedFile]) -> list[UploadedFile]:
-    """Unpack zips into their ``.brn`` and ``.json`` members; keep other files as they are.
-
-    The whole request has one budget (``DATA_UPLOAD_MAX_MEMORY_SIZE`` x 4 bytes unpacked, at
-    most ``BURACO_MAX_UPLOAD_RECORDS`` records), checked on every zip's headers
-    (``ZipInfo.file_size``) before any member is unpacked: several zips share it.
-    """
-    limit = settings.BURACO_MAX_UPLOAD_RECORDS
-    max_bytes = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    budget = max_bytes * 4  # what one request may unpack to, in all
-    planned: list[tuple[UploadedFile, zipfile.ZipFile | None, list[zipfile.ZipInfo]]] = []
-    records = size = 0
-    try:
-        for upload in files:
-            if len(upload.content) > max_bytes:
-                raise UploadError([{"file": upload.name, "line": None, "column": None,
-                                    "message": f"the file has {len(upload.content)} bytes; the limit is {max_bytes}"}])
-            if upload.content[:4] == b"PK\x03\x04" or upload.name.lower().endswith(".zip"):
-                opened, members = _zip_plan(upload)
-                planned.append((upload, opened, members))
-                records += len(members)
-                for info in members:
-                    size += info.file_size
-                    if info.file_size > max_bytes or size > budget:
-                        raise UploadError([{"file": f"{upload.name}/{info.filename}", "line": None, "column": None,
-                                            "message": "the zip unpacks to more than the upload limit allows "
-                                                       f"({budget} bytes for the whole upload)"}])
-            else:
-                planned.append((upload, None, []))
-                records += 1
-                size += len(upload.content)
-                if size > budget:
-                    raise UploadError([{"file": upload.name, "line": None, "column": None,
-                                        "message": f"the upload unpacks to more than {budget} bytes in all"}])
-            if records > limit:
-                raise UploadError([{"file": upload.name, "line": None, "column": None,
-                                    "message": f"an upload holds at most {limit} records"}])
-        out: list[UploadedFile] = []
-        for upload, archive, members in planned:
-            out.extend(_zip_read(upload, archive, members) if archive is not None else [upload])
-        return out
-    finally:
-        for _, unpacked, _ in planned:
-            if unpacked is not None:
-                unpacked.close()
-
-
-def _zip_plan(upload: UploadedFile) -> tuple[zipfile.ZipFile, list[zipfile.ZipInfo]]:
-    """The zip, opened, and the members to unpack (from its headers: nothing is unpacked)."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(upload.content))
-    except zipfile.BadZipFile:
-        raise UploadError([{"file": upload.name, "line": None, "column": None,
-                            "message": "not a readable zip archive"}]) from None
-    members = [
-        info for info in archive.infolist()
-        if not info.is_dir() and not info.filename.startswith("__MACOSX/")
-        and info.filename.lower().endswith((".brn", ".json", ".toml"))
-    ]
-    if not members:
-        archive.close()
-        raise UploadError([{"file": upload.name, "line": None, "column": None,
-                            "message": "the zip holds no .brn files"}])
-    return archive, members
-
-
-def _zip_read(upload: UploadedFile, archive: zipfile.ZipFile, members: list[zipfile.ZipInfo]) -> list[UploadedFile]:
-    out = []
-    for info in members:
-        name = f"{upload.name}/{info.filename}"
-        try:
-            # zipfile stops at the header's file_size: a member cannot unpack to more than was checked.
-            out.append(UploadedFile(name, archive.read(info)))
-        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
-            raise UploadError([{"file": name, "line": None, "column": None,
-                                "message": f"cannot unpack: {error}"}]) from None
-    return out
-
-
-def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Record]]:
-    """Read every file; raise UploadError listing every unreadable one with its position."""
-    parsed = []
-    errors = []
-    for upload in files:
-        not_object = _json_not_object(upload.content)
-        if not_object:
-            errors.append({"file": upload.name, "line": 1, "column": 1,
-                           "message": f"a BRN record is a JSON object ({{...}}); this is JSON {not_object}"})
-            continue
-        try:
-            parsed.append((upload, loads(upload.content)))
-        except NotationError as error:
-            errors.append({"file": upload.name, **error.as_dict()})
-    if errors:
-        raise UploadError(errors)
-    return parsed
-
-
-def _json_not_object(content: bytes) -> str | None:
-    """What JSON value other than an object the content is (``a list``, ``null``...), or None:
-    such a body is JSON, not TOML, and is said to be the wrong kind of JSON."""
-    head = content.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if not head or head == b"{" or head not in b'[n"tf-0123456789':
-        return None
-    try:
-        value = json.loads(content.decode("utf-8-sig"))
-    except (ValueError, RecursionError):
-        return None
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "null"
-    return {str: "a string", bool: "a boolean"}.get(type(value), "a number")
 
 
 def upload_create(
@@ -221,7 +85,10 @@ def upload_create(
         )
         if retry:
             jobs_requeue(match_ids=retry, kind=Job.Kind.VERIFY, queue=queue, send=False)
-        transaction.on_commit(lambda: jobs_send(match_ids=[*to_queue, *retry], kind=Job.Kind.VERIFY, queue=queue))
+        # robust: the match is stored whatever the broker says (what it refuses waits in the outbox).
+        transaction.on_commit(
+            lambda: jobs_send(match_ids=[*to_queue, *retry], kind=Job.Kind.VERIFY, queue=queue), robust=True
+        )
     return UploadResult(matches, created, batch, names=[upload.name for upload, _ in parsed])
 
 
@@ -314,87 +181,6 @@ def _claimed(hand: Any) -> dict[str, Any] | None:
     if hand.result.totals is not None:
         claimed["totals"] = list(hand.result.totals)
     return claimed
-
-
-# --- jobs: one claim, release, fail and finish for every kind -------------------------
-
-
-def _job_task(kind: str) -> Any:
-    """The Celery task that runs jobs of ``kind`` (imported here: tasks import services)."""
-    if kind == Job.Kind.VERIFY:
-        from .tasks import verify_match
-
-        return verify_match
-    if kind == Job.Kind.ANALYZE:
-        from analysis.tasks import analyze_match
-
-        return analyze_match
-    raise ValueError(f"no task runs {kind!r} jobs")
-
-
-def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str) -> None:
-    """Send the jobs' messages to ``queue``; called after the transaction that queued them commits."""
-    task = _job_task(kind)
-    for match_id in match_ids:
-        task.apply_async(args=(match_id,), queue=queue)
-
-
-def enqueue(*, match_ids: Sequence[int], queue: str) -> None:
-    """Send verification jobs (the matches' jobs are pending already)."""
-    jobs_send(match_ids=match_ids, kind=Job.Kind.VERIFY, queue=queue)
-
-
-def jobs_requeue(*, match_ids: Sequence[int], kind: str, queue: str, send: bool = True) -> None:
-    """Make the matches' jobs of ``kind`` pending on ``queue`` (creating missing ones) and,
-    with ``send``, send them once the current transaction commits.
-
-    A job running meanwhile is made pending too: its worker's finish then changes nothing
-    and the job runs again on what is stored now.
-    """
-    if not match_ids:
-        return
-    now = timezone.now()
-    Job.objects.bulk_create(
-        [Job(match_id=match_id, kind=kind, queue=queue, enqueued_at=now) for match_id in match_ids],
-        update_conflicts=True,
-        unique_fields=["match", "kind"],
-        update_fields=["status", "queue", "enqueued_at", "claimed_at", "error"],
-    )
-    if send:
-        ids = list(match_ids)
-        transaction.on_commit(lambda: jobs_send(match_ids=ids, kind=kind, queue=queue))
-
-
-def job_claim(*, match_id: int, kind: str) -> bool:
-    """Take a match's job of ``kind`` atomically: one worker only, unless an earlier claim's
-    lease ran out (its worker died). Every kind of job is claimed here."""
-    now = timezone.now()
-    claimable = Q(status=Job.Status.PENDING) | Q(status=Job.Status.RUNNING, claimed_at__lt=now - CLAIM_LEASE)
-    claimed = Job.objects.filter(claimable, match_id=match_id, kind=kind).update(
-        status=Job.Status.RUNNING, claimed_at=now, attempts=F("attempts") + 1
-    )
-    return claimed == 1
-
-
-def job_finish(*, match_id: int, kind: str, version: str) -> None:
-    """Mark a running job done; called in the transaction that stores its result."""
-    Job.objects.filter(match_id=match_id, kind=kind, status=Job.Status.RUNNING).update(
-        status=Job.Status.DONE, finished_at=timezone.now(), error=None, version=version
-    )
-
-
-def job_release(*, match_id: int, kind: str) -> None:
-    """Give a claimed job back so that a retry can claim it again."""
-    Job.objects.filter(match_id=match_id, kind=kind, status=Job.Status.RUNNING).update(
-        status=Job.Status.PENDING, claimed_at=None
-    )
-
-
-def job_fail(*, match_id: int, kind: str, reason: str) -> None:
-    """A job that cannot finish (time limit, retries used up, a bug) is marked, not lost."""
-    Job.objects.filter(match_id=match_id, kind=kind, status=Job.Status.RUNNING).update(
-        status=Job.Status.FAILED, finished_at=timezone.now(), error={"kind": "failed", "message": reason}
-    )
 
 
 # --- verification ----------------------------------------------------------------------
