@@ -1,6 +1,6 @@
 """Writes: analysing a verified match and storing its findings; re-queueing outdated analyses.
 
-An analysis is a job like verification (:func:`records.services.job_claim`): a
+An analysis is a job like verification (:func:`records.jobs.job_claim`): a
 redelivered or retried job is skipped or replaces the match's findings in one
 transaction, so it never duplicates them.
 """
@@ -15,8 +15,9 @@ from django.db.models import Exists, OuterRef, Q
 from buraco.analysis import ANALYSIS_VERSION, analyze
 from buraco.analysis import Finding as EngineFinding
 from buraco.notation import loads
+from records.jobs import ANALYSIS_QUEUE, job_claim, job_finish, jobs_requeue
 from records.models import Job, Match
-from records.services import ANALYSIS_QUEUE, job_claim, job_finish, jobs_requeue, json_safe
+from records.services import json_safe
 
 from .models import Finding
 

@@ -11,7 +11,7 @@ from . import services
 
 
 # The analysis searches every turn for a better play: it may take longer than a replay,
-# still below the claim's lease (records.services.CLAIM_LEASE, 5 minutes).
+# still below the claim's lease (records.jobs.claim_lease(), 5 minutes by default).
 @shared_task(**{**JOB_TASK_OPTIONS, "soft_time_limit": 240, "time_limit": 270})
 def analyze_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
     """Analyse one verified match and store its findings (idempotent: a redelivered job is skipped)."""

@@ -86,7 +86,7 @@ DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 BROKER_URL = "redis://127.0.0.1:6379/14"
 HOST = "127.0.0.1"
 VERIFY_QUEUES = ("interactive", "bulk", "reverify")
-ANALYSIS_QUEUE = "analysis"  # records.services.ANALYSIS_QUEUE: every verdict queues an analysis job there
+ANALYSIS_QUEUE = "analysis"  # records.jobs.ANALYSIS_QUEUE: every verdict queues an analysis job there
 
 STATUS_INTERVAL = 1.0  # seconds between /api/status/ samples
 BATCH_POLL_INTERVAL = 0.25  # seconds between /api/batches/{id}/ polls
@@ -902,6 +902,7 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
 
     # Imported by name: mypy then does not follow into the service's modules (checked on their own).
     services: Any = importlib.import_module("records.services")
+    jobs: Any = importlib.import_module("records.jobs")
     Match: Any = importlib.import_module("records.models").Match
     Job: Any = importlib.import_module("records.models").Job
 
@@ -945,7 +946,7 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
         phases = dict.fromkeys(names, 0.0)
         for match_id in ids:
             t0 = time.perf_counter()
-            if not services.job_claim(match_id=match_id, kind=Job.Kind.VERIFY):
+            if not jobs.job_claim(match_id=match_id, kind=Job.Kind.VERIFY):
                 raise SystemExit(f"match {match_id} could not be claimed")
             t1 = time.perf_counter()
             match = Match.objects.get(pk=match_id)
@@ -999,7 +1000,7 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
         aphases = dict.fromkeys(anames, 0.0)
         for match_id in analysis_ids:
             t0 = time.perf_counter()
-            if not services.job_claim(match_id=match_id, kind=Job.Kind.ANALYZE):
+            if not jobs.job_claim(match_id=match_id, kind=Job.Kind.ANALYZE):
                 raise SystemExit(f"the analysis of match {match_id} could not be claimed")
             t1 = time.perf_counter()
             source = Match.objects.values_list("source", flat=True).get(pk=match_id)
@@ -1018,16 +1019,16 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
     verify_total = cumulative(verify_stats, services.match_verify)
     verify_parts = [
         Phase("match_verify, all", verify_total),
-        Phase("claim (job_claim: one UPDATE, autocommit)", cumulative(verify_stats, services.job_claim)),
+        Phase("claim (job_claim: one UPDATE, autocommit)", cumulative(verify_stats, jobs.job_claim)),
         Phase("engine: notation.loads", cumulative(verify_stats, loads)),
         Phase("engine: replay.verify", cumulative(verify_stats, verify)),
         Phase("_store_verdict, body", cumulative(verify_stats, services._store_verdict)),
         Phase("  the hands: their ids, then one UPDATE each", 0.0),  # filled in below
         Phase("  MatchReport.as_dict", cumulative(verify_stats, MatchReport.as_dict)),
         Phase("  Match.save (update_fields)", cumulative(verify_stats, Model.save)),
-        Phase("  job done (job_finish: one UPDATE)", cumulative(verify_stats, services.job_finish)),
-        Phase("  analysis job queued (jobs_requeue: upsert)", cumulative(verify_stats, services.jobs_requeue)),
-        Phase("analysis message sent after the commit (jobs_send)", cumulative(verify_stats, services.jobs_send)),
+        Phase("  job done (job_finish: one UPDATE)", cumulative(verify_stats, jobs.job_finish)),
+        Phase("  analysis job queued (jobs_requeue: upsert)", cumulative(verify_stats, jobs.jobs_requeue)),
+        Phase("analysis message sent after the commit (jobs_send)", cumulative(verify_stats, jobs.jobs_send)),
         Phase("transaction commit", cumulative(verify_stats, BaseDatabaseWrapper.commit)),
         Phase("waiting on PostgreSQL (psycopg execute + commit)", sum(cumulative(verify_stats, f) for f in db_wait)),
     ]
@@ -1042,7 +1043,7 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
         Phase("store matches + hands (_match_store)", cumulative(upload_stats, services._match_store)),
         Phase("  of which Hand bulk_create", cumulative(upload_stats, QuerySet.bulk_create)),
         Phase("transaction commit", cumulative(upload_stats, BaseDatabaseWrapper.commit)),
-        Phase("send the verify jobs (jobs_send: apply_async per match)", cumulative(upload_stats, services.jobs_send)),
+        Phase("send the verify jobs (jobs_send: apply_async per match)", cumulative(upload_stats, jobs.jobs_send)),
         Phase("waiting on PostgreSQL (psycopg execute + commit)", sum(cumulative(upload_stats, f) for f in db_wait)),
     ]
     return ProfileResult(

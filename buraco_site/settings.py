@@ -209,6 +209,27 @@ CELERY_DB_REUSE_MAX = int(os.environ.get("CELERY_DB_REUSE_MAX", "1000"))
 # Every worker lists them in this order (make worker, README): analysis runs below a user's
 # own uploads and batches, re-checks after an engine upgrade last.
 BURACO_QUEUES = ("interactive", "bulk", "analysis", "reverify")
+# A broker that is down must not hold the upload's answer: two quick tries, then the job
+# waits in the outbox (records/jobs.py) for the sweep.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# Jobs (records/jobs.py). No broker: "thread" runs them after the response in a thread of
+# the web process; "inline" runs them in the request (the service tests' mode).
+BURACO_EMBEDDED_JOBS = os.environ.get("EMBEDDED_JOBS", "thread")
+if BURACO_EMBEDDED_JOBS not in ("thread", "inline"):
+    raise ImproperlyConfigured(f"EMBEDDED_JOBS is 'thread' or 'inline', not {BURACO_EMBEDDED_JOBS!r}")
+BURACO_JOB_LEASE_SECONDS = int(os.environ.get("JOB_LEASE_SECONDS", "300"))  # above every task's time limit
+BURACO_OUTBOX_GRACE_SECONDS = int(os.environ.get("OUTBOX_GRACE_SECONDS", "30"))
+BURACO_REDELIVER_SECONDS = int(os.environ.get("REDELIVER_SECONDS", "1800"))
+BURACO_SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", "60"))
+# The sweep runs under Celery beat: one beat per site (`make worker` embeds one with -B).
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stranded-jobs": {
+        "task": "records.tasks.sweep_jobs",
+        "schedule": BURACO_SWEEP_SECONDS,
+        "options": {"queue": "interactive", "expires": BURACO_SWEEP_SECONDS},
+    },
+}
 
 LOGGING = {
     "version": 1,

@@ -124,7 +124,7 @@ class Job(models.Model):
     """One kind of work on one match, claimed atomically by one worker at a time.
 
     ``claimed_at`` is the lease: a running job whose worker died is claimable again
-    once the lease runs out. ``version`` is the engine or analysis version of the run
+    once the lease runs out. The table is also the outbox (``sent_at``, records/jobs.py). ``version`` is the engine or analysis version of the run
     that finished it.
     """
 
@@ -144,6 +144,7 @@ class Job(models.Model):
     queue = models.CharField(max_length=20, default="interactive")
     attempts = models.PositiveSmallIntegerField(default=0)
     enqueued_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)  # the broker took its message; null: in the outbox
     claimed_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)  # why it failed: {"kind": "failed", "message": ...}

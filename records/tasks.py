@@ -2,6 +2,8 @@
 
 Every kind of job runs the same way (:func:`run_job`): the service claims the job, a
 transient database error hands it back for Celery's retry, anything else marks it failed.
+:func:`sweep_jobs` (Celery beat, and once when a worker starts) sends again what was
+never delivered or was held by a dead worker.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from collections.abc import Callable
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_ready
 from django.db import DatabaseError, InterfaceError, OperationalError
 
-from . import services
+from . import jobs, services
 from .models import Job
 
 logger = logging.getLogger(__name__)
@@ -41,21 +44,21 @@ def run_job(*, kind: str, match_id: int, work: Callable[[], str], last_try: bool
     try:
         return work()
     except SoftTimeLimitExceeded:
-        services.job_fail(match_id=match_id, kind=kind, reason=f"the {kind} job ran past its time limit")
+        jobs.job_fail(match_id=match_id, kind=kind, reason=f"the {kind} job ran past its time limit")
         return "failed"
     except (OperationalError, InterfaceError) as error:
         # Transient: hand the job back (if the database lets us) and let Celery retry it.
         try:
             if last_try:
-                services.job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
+                jobs.job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
             else:
-                services.job_release(match_id=match_id, kind=kind)
+                jobs.job_release(match_id=match_id, kind=kind)
         except DatabaseError:
             pass  # the claim's lease runs out instead
         raise
     except Exception as error:  # a bug must not leave the job running forever
         logger.exception("the %s job of match %s failed", kind, match_id)
-        services.job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
+        jobs.job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
         return "failed"
 
 
@@ -66,3 +69,16 @@ def verify_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
         kind=Job.Kind.VERIFY, match_id=match_id, work=lambda: services.match_verify(match_id=match_id),
         last_try=self.request.retries >= self.max_retries,
     )
+
+
+@shared_task(ignore_result=True)
+def sweep_jobs() -> int:
+    """Send again the jobs no worker would run otherwise (:func:`records.jobs.jobs_sweep`)."""
+    return jobs.jobs_sweep()
+
+
+@worker_ready.connect
+def _sweep_on_start(**_: object) -> None:
+    # A worker that starts (after a crash, or the broker's return) picks up what is stranded
+    # without waiting for beat's next tick.
+    sweep_jobs.delay()

@@ -65,7 +65,10 @@ def chromium() -> Iterator[Any]:
 
 
 @pytest.fixture(autouse=True)
-def tasks_in_process() -> Iterator[None]:
+def tasks_in_process(settings: Any) -> Iterator[None]:
+    # Jobs run in the request that queued them (records/jobs.py's "inline"), so a test reads
+    # the verdict right after the upload; tests/service/test_embedded_jobs.py runs the thread.
+    settings.BURACO_EMBEDDED_JOBS = "inline"
     celery_app.conf.task_always_eager = True
     yield
 

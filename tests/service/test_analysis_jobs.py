@@ -106,12 +106,12 @@ def test_running_the_analysis_twice_stores_its_findings_once(owner_api: APIClien
 def test_a_reverified_match_is_analysed_again_without_duplicates(
     owner_api: APIClient, upload: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
-    from records import services
+    from records import jobs
 
     text = record_text("cerrado", hands=2, seed=47, mistakes=1.0)
     match_id = upload_one(upload, owner_api, text)
     with django_capture_on_commit_callbacks(execute=True):
-        services.jobs_requeue(match_ids=[match_id], kind="verify", queue="reverify")
+        jobs.jobs_requeue(match_ids=[match_id], kind="verify", queue="reverify")
     assert job_of(match_id, "verify").attempts == 2
     assert job_of(match_id, "analyze").attempts == 2
     assert api_findings(owner_api, match_id) == engine_findings(text)

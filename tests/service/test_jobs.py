@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from analysis.models import Finding
 from analysis.tasks import analyze_match
-from records import services
+from records import jobs, services
 from records.models import Job, Match
 from records.tasks import run_job, verify_match
 
@@ -28,7 +28,7 @@ def pending_job(owner: User, kind: str, text: str | None = None) -> Match:
     """A stored match with a pending job of ``kind`` whose message was never sent."""
     match = stored_match(owner, text)
     if kind == Job.Kind.ANALYZE:
-        services.jobs_requeue(match_ids=[match.pk], kind=kind, queue=services.ANALYSIS_QUEUE, send=False)
+        jobs.jobs_requeue(match_ids=[match.pk], kind=kind, queue=jobs.ANALYSIS_QUEUE, send=False)
     return match
 
 
@@ -36,8 +36,8 @@ def pending_job(owner: User, kind: str, text: str | None = None) -> Match:
 @pytest.mark.parametrize("kind", KINDS)
 def test_it_claims_a_job_only_once(owner: User, kind: str) -> None:
     match = pending_job(owner, kind)
-    assert services.job_claim(match_id=match.pk, kind=kind) is True
-    assert services.job_claim(match_id=match.pk, kind=kind) is False
+    assert jobs.job_claim(match_id=match.pk, kind=kind) is True
+    assert jobs.job_claim(match_id=match.pk, kind=kind) is False
     job = job_of(match.pk, kind)
     assert job.status == Job.Status.RUNNING and job.attempts == 1 and job.claimed_at is not None
 
@@ -45,8 +45,8 @@ def test_it_claims_a_job_only_once(owner: User, kind: str) -> None:
 @pytest.mark.django_db
 def test_it_claims_each_kind_of_job_of_a_match_apart(owner: User) -> None:
     match = pending_job(owner, Job.Kind.ANALYZE)
-    assert services.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY) is True
-    assert services.job_claim(match_id=match.pk, kind=Job.Kind.ANALYZE) is True
+    assert jobs.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY) is True
+    assert jobs.job_claim(match_id=match.pk, kind=Job.Kind.ANALYZE) is True
     assert Job.objects.filter(match=match).count() == 2
 
 
@@ -54,11 +54,11 @@ def test_it_claims_each_kind_of_job_of_a_match_apart(owner: User) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_it_takes_over_a_claim_whose_lease_ran_out(owner: User, kind: str) -> None:
     match = pending_job(owner, kind)
-    assert services.job_claim(match_id=match.pk, kind=kind)
-    Job.objects.filter(match=match, kind=kind).update(claimed_at=timezone.now() - services.CLAIM_LEASE / 2)
-    assert services.job_claim(match_id=match.pk, kind=kind) is False  # the lease still runs
-    Job.objects.filter(match=match, kind=kind).update(claimed_at=timezone.now() - services.CLAIM_LEASE * 2)
-    assert services.job_claim(match_id=match.pk, kind=kind) is True
+    assert jobs.job_claim(match_id=match.pk, kind=kind)
+    Job.objects.filter(match=match, kind=kind).update(claimed_at=timezone.now() - jobs.claim_lease() / 2)
+    assert jobs.job_claim(match_id=match.pk, kind=kind) is False  # the lease still runs
+    Job.objects.filter(match=match, kind=kind).update(claimed_at=timezone.now() - jobs.claim_lease() * 2)
+    assert jobs.job_claim(match_id=match.pk, kind=kind) is True
     assert job_of(match.pk, kind).attempts == 2
 
 
@@ -68,13 +68,13 @@ def test_it_hands_a_job_back_on_a_transient_database_error(owner: User, kind: st
     match = pending_job(owner, kind)
 
     def work() -> str:
-        assert services.job_claim(match_id=match.pk, kind=kind)
+        assert jobs.job_claim(match_id=match.pk, kind=kind)
         raise OperationalError("the database went away")
 
     with pytest.raises(OperationalError):  # Celery retries the task
         run_job(kind=kind, match_id=match.pk, work=work)
     assert job_of(match.pk, kind).status == Job.Status.PENDING
-    assert services.job_claim(match_id=match.pk, kind=kind) is True
+    assert jobs.job_claim(match_id=match.pk, kind=kind) is True
 
 
 @pytest.mark.django_db
@@ -83,7 +83,7 @@ def test_it_marks_a_job_failed_when_its_last_retry_fails_too(owner: User, kind: 
     match = pending_job(owner, kind)
 
     def work() -> str:
-        assert services.job_claim(match_id=match.pk, kind=kind)
+        assert jobs.job_claim(match_id=match.pk, kind=kind)
         raise OperationalError("the database went away")
 
     with pytest.raises(OperationalError):
@@ -109,7 +109,7 @@ def test_a_job_that_breaks_is_marked_failed_not_lost(
     job = job_of(match.pk, kind)
     assert job.status == Job.Status.FAILED
     assert job.error == {"kind": "failed", "message": "RuntimeError: the engine broke"}
-    assert services.job_claim(match_id=match.pk, kind=kind) is False  # failed stays failed until requeued
+    assert jobs.job_claim(match_id=match.pk, kind=kind) is False  # failed stays failed until requeued
 
 
 @pytest.mark.django_db
@@ -129,17 +129,17 @@ def test_a_redelivered_job_is_skipped_and_changes_nothing(owner: User, kind: str
 def test_a_match_is_pending_verifying_failed_verified_or_invalid_as_before(owner: User) -> None:
     match = stored_match(owner)
     assert status_of(match.pk) == "pending"
-    services.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY)
+    jobs.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY)
     assert status_of(match.pk) == "verifying"
-    services.job_fail(match_id=match.pk, kind=Job.Kind.VERIFY, reason="time limit")
+    jobs.job_fail(match_id=match.pk, kind=Job.Kind.VERIFY, reason="time limit")
     assert status_of(match.pk) == "failed"
-    services.jobs_requeue(match_ids=[match.pk], kind=Job.Kind.VERIFY, queue="reverify", send=False)
+    jobs.jobs_requeue(match_ids=[match.pk], kind=Job.Kind.VERIFY, queue="reverify", send=False)
     assert status_of(match.pk) == "pending"
     verify_match.apply(args=(match.pk,))
     assert status_of(match.pk) == "verified"
     # An analysis job, whatever its state, says nothing about the match's verification.
-    services.job_claim(match_id=match.pk, kind=Job.Kind.ANALYZE)
-    services.job_fail(match_id=match.pk, kind=Job.Kind.ANALYZE, reason="broke")
+    jobs.job_claim(match_id=match.pk, kind=Job.Kind.ANALYZE)
+    jobs.job_fail(match_id=match.pk, kind=Job.Kind.ANALYZE, reason="broke")
     assert status_of(match.pk) == "verified"
 
 
@@ -149,6 +149,6 @@ def test_a_match_is_pending_verifying_failed_verified_or_invalid_as_before(owner
 @pytest.mark.parametrize("kind", KINDS)
 def test_concurrent_workers_claim_a_job_exactly_once(owner: User, kind: str) -> None:
     match = pending_job(owner, kind)
-    results = at_once(8, lambda: services.job_claim(match_id=match.pk, kind=kind))
+    results = at_once(8, lambda: jobs.job_claim(match_id=match.pk, kind=kind))
     assert sorted(results) == [False] * 7 + [True]
     assert job_of(match.pk, kind).attempts == 1

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from records import selectors, services
+from records import jobs, selectors, services
 from records.models import Job, Match
 from records.tasks import verify_match
 
@@ -17,8 +17,8 @@ from .helpers import at_once, job_of, status_of, stored_match
 @pytest.mark.django_db
 def test_it_claims_a_job_only_once(owner: User) -> None:
     match = stored_match(owner)
-    assert services.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY) is True
-    assert services.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY) is False
+    assert jobs.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY) is True
+    assert jobs.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY) is False
     assert status_of(match.pk) == Match.Status.VERIFYING
     assert job_of(match.pk).attempts == 1
 
@@ -26,9 +26,9 @@ def test_it_claims_a_job_only_once(owner: User) -> None:
 @pytest.mark.django_db
 def test_it_takes_over_a_claim_whose_lease_ran_out(owner: User) -> None:
     match = stored_match(owner)
-    assert services.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY)
-    Job.objects.filter(match=match).update(claimed_at=timezone.now() - services.CLAIM_LEASE * 2)
-    assert services.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY) is True
+    assert jobs.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY)
+    Job.objects.filter(match=match).update(claimed_at=timezone.now() - jobs.claim_lease() * 2)
+    assert jobs.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY) is True
     assert job_of(match.pk).attempts == 2
 
 
@@ -103,7 +103,7 @@ def test_a_deleted_match_leaves_nothing_to_verify(owner: User) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_workers_claim_a_job_exactly_once(owner: User) -> None:
     match = stored_match(owner)
-    results = at_once(8, lambda: services.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY))
+    results = at_once(8, lambda: jobs.job_claim(match_id=match.pk, kind=Job.Kind.VERIFY))
     assert sorted(results) == [False] * 7 + [True]
 
 
