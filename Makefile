@@ -18,7 +18,7 @@ run: $(STAMP)
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 worker: $(STAMP)
-	$(BIN)/celery -A buraco_site worker -Q interactive,bulk,analysis,reverify -l info
+	$(BIN)/celery -A buraco_site worker -B -s $(VENV)/celerybeat-schedule -Q interactive,bulk,analysis,reverify -l info
 
 test: $(STAMP)
 	$(BIN)/mypy --strict buraco
