@@ -6,6 +6,7 @@ adds ``errors``: one entry per problem with its file, line and column.
 
 from __future__ import annotations
 
+import gzip
 from typing import Any, cast
 
 from django.contrib.auth import get_user_model
@@ -43,6 +44,7 @@ from buraco.rules import VARIANTS
 
 from . import permissions, selectors, services, throttling
 from .models import Batch, Job, Match
+from .timelines import ENGINE_VERSION
 
 SHARE_PARAMETER = OpenApiParameter(
     "share", OpenApiTypes.STR, description="a share-link token: reads the match without an account"
@@ -61,7 +63,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             status=status.HTTP_400_BAD_REQUEST,
         )
     if isinstance(exc, selectors.ReplayConflict):
-        return Response({"message": exc.message, "extra": {"error": exc.error.as_dict()}}, status=status.HTTP_409_CONFLICT)
+        return Response({"message": exc.message, "extra": {"error": exc.error}}, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, BuracoError):
         # An engine error on a stored record (one the engine of today cannot read or replay):
         # said, never a 500.
@@ -326,6 +328,23 @@ def reviewable_match(request: Request, match_id: int) -> Match:
     return match
 
 
+def stored_json(request: Request, gzipped: bytes, *, etag: str) -> HttpResponse:
+    """A stored gzipped JSON answer: as stored to clients that accept gzip, unpacked to the
+    others; 304 when the client holds it already (``If-None-Match``). ``private, no-cache``:
+    a client asks again each time, so who may read it is checked each time."""
+    if etag in (request.headers.get("If-None-Match") or ""):
+        response = HttpResponse(status=status.HTTP_304_NOT_MODIFIED)
+    elif "gzip" in (request.headers.get("Accept-Encoding") or ""):
+        response = HttpResponse(gzipped, content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    else:
+        response = HttpResponse(gzip.decompress(gzipped), content_type="application/json")
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    response["Vary"] = "Accept-Encoding"
+    return response
+
+
 def hand_number(match: Match, number: int) -> int:
     if not 1 <= number <= match.hand_count:
         raise exceptions.NotFound(f"match {match.pk} has hands 1 to {match.hand_count}")
@@ -507,22 +526,24 @@ class HandTimelineApi(APIView):
         parameters=[SHARE_PARAMETER],
         responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE},
     )
-    def get(self, request: Request, match_id: int, number: int) -> Response:
+    def get(self, request: Request, match_id: int, number: int) -> HttpResponse:
         match = readable_match(request, match_id)
-        states, error = selectors.hand_timeline(match=match, number=hand_number(match, number))
-        return Response({"match": match.pk, "hand": number, "states": states, "error": error})
+        timeline = selectors.hand_timeline(match=match, number=hand_number(match, number))
+        # The stored answer as it is: no replay, no JSON encoding (records/timelines.py).
+        return stored_json(request, timeline.gzipped, etag=f'"{match.sha256[:24]}-{ENGINE_VERSION}-{number}"')
 
 
 class HandStateApi(APIView):
     @extend_schema(summary="The table after a number of actions (one timeline entry)", parameters=[SHARE_PARAMETER],
                    responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE})
-    def get(self, request: Request, match_id: int, number: int, ply: int) -> Response:
+    def get(self, request: Request, match_id: int, number: int, ply: int) -> HttpResponse:
         match = readable_match(request, match_id)
         plies = selectors.hand_plies(match=match, number=hand_number(match, number))
         if not 0 <= ply <= plies:
             raise exceptions.NotFound(f"hand {number} has plies 0 to {plies}")
-        state = selectors.hand_state(match=match, number=number, ply=ply)
-        return Response({"match": match.pk, "hand": number, "state": state})
+        state = selectors.hand_state_json(match=match, number=number, ply=ply)
+        body = b'{"match":%d,"hand":%d,"state":%s}' % (match.pk, number, state)
+        return HttpResponse(body, content_type="application/json")
 
 
 MAX_TRY_ACTIONS = 200

@@ -57,6 +57,14 @@ class MatchQuerySet(models.QuerySet["Match"]):
         )
 
 
+class MatchManager(models.Manager.from_queryset(MatchQuerySet)):  # type: ignore[misc]
+    """Matches without their stored bytes (the upload, its canonical BRN): lists and pages
+    never need them; the reads that do load them by name."""
+
+    def get_queryset(self) -> MatchQuerySet:
+        return super().get_queryset().defer("source", "canonical_brn")  # type: ignore[no-any-return]
+
+
 class Match(models.Model):
     class Status(models.TextChoices):
         """What the API and pages say about a match (annotated by ``with_status()``, not stored)."""
@@ -99,7 +107,11 @@ class Match(models.Model):
     winner = models.JSONField(null=True, blank=True)
     sides = models.JSONField(null=True, blank=True)  # the seats of each side, 1-based
 
-    objects = MatchQuerySet.as_manager()  # .with_status() annotates each match's status
+    # The record in canonical BRN, made on the first /brn/ read by engine ``canonical_engine``.
+    canonical_brn = models.TextField(null=True, blank=True, editable=False)
+    canonical_engine = models.CharField(max_length=20, blank=True, editable=False)
+
+    objects = MatchManager()  # .with_status() annotates each match's status
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -162,6 +174,14 @@ class Job(models.Model):
         return f"{self.kind} job of match {self.match_id} ({self.status})"
 
 
+class HandManager(models.Manager["Hand"]):
+    """Hands without their stored timelines (hundreds of KB each): only records/timelines.py
+    reads those, by name."""
+
+    def get_queryset(self) -> models.QuerySet[Hand]:
+        return super().get_queryset().defer("timeline", "timeline_index")
+
+
 class Hand(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
     number = models.PositiveIntegerField()
@@ -178,6 +198,11 @@ class Hand(models.Model):
     ended_by = models.CharField(max_length=10, blank=True)
     out_by = models.PositiveSmallIntegerField(null=True, blank=True)
     plies = models.PositiveIntegerField(null=True, blank=True)  # actions replayed (to the first illegal one)
+    # The timeline answer, ready to send (records/timelines.py): made on its first read.
+    timeline = models.BinaryField(null=True, blank=True, editable=False)  # gzip
+    timeline_index = models.JSONField(null=True, blank=True, editable=False)  # engine, spans, error
+
+    objects = HandManager()
 
     class Meta:
         ordering = ["match", "number"]

@@ -12,10 +12,10 @@ from django.utils import timezone
 
 from buraco.errors import BuracoError
 from buraco.notation import Record, dumps, loads
-from buraco.replay import canonical, iter_timeline, try_actions
+from buraco.replay import canonical, try_actions
 from buraco_site.celery import app as celery_app
 
-from . import permissions
+from . import permissions, timelines
 from .models import Batch, Hand, Job, Match, MatchQuerySet
 
 
@@ -140,51 +140,54 @@ def match_record(*, match: Match) -> Record:
 
 
 def match_canonical_brn(*, match: Match) -> str:
-    """The record written canonically (melds in layout order where legal)."""
-    return dumps(canonical(match_record(match=match)))
+    """The record written canonically (melds in layout order where legal): made on the first
+    read and stored on the match, so later reads do not parse the record again."""
+    stored = Match.objects.filter(pk=match.pk).values_list("canonical_brn", "canonical_engine").first()
+    if stored is not None and stored[0] is not None and stored[1] == timelines.ENGINE_VERSION:
+        return stored[0]
+    text = dumps(canonical(match_record(match=match)))
+    # Filling a cache, not changing what is stored: two first reads at once write the same.
+    Match.objects.filter(pk=match.pk).update(canonical_brn=text, canonical_engine=timelines.ENGINE_VERSION)
+    return text
 
 
 class ReplayConflict(Exception):
     """What was asked lies past what the stored record can replay (its first illegal
-    action); ``error`` is the engine's error. The API answers it with 409."""
+    action); ``error`` is the engine's error as a dict. The API answers it with 409."""
 
-    def __init__(self, message: str, error: BuracoError) -> None:
+    def __init__(self, message: str, error: dict[str, Any]) -> None:
         super().__init__(message)
         self.message = message
         self.error = error
 
 
-def hand_timeline(*, match: Match, number: int) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Every timeline entry of hand ``number`` (``buraco.replay.iter_timeline``), the deal
-    first, up to the first illegal action; and that action's error (None for a legal hand).
+def hand_timeline(*, match: Match, number: int) -> timelines.Timeline:
+    """Hand ``number``'s timeline (``buraco.replay.iter_timeline``: the deal first, up to the
+    first illegal action, whose error it holds), as stored ready to send (records/timelines.py).
 
-    A stored record the engine cannot read raises its ``NotationError``."""
-    record = match_record(match=match)
-    entries: list[dict[str, Any]] = []
+    A stored record the engine cannot read raises :class:`ReplayConflict`."""
     try:
-        for entry in iter_timeline(record, number - 1):
-            entries.append(entry)
-    except BuracoError as failure:
-        return entries, failure.as_dict()
-    return entries, None
+        return timelines.hand_timeline(match=match, number=number)
+    except timelines.StoredReplayError as failure:
+        raise ReplayConflict(failure.message, failure.error) from None
 
 
 def hand_plies(*, match: Match, number: int) -> int:
-    """How many actions hand ``number`` records (read from the stored record itself)."""
-    return len(match_record(match=match).hands[number - 1].parsed)
+    """How many actions hand ``number`` records (as stored at upload)."""
+    actions = Hand.objects.filter(match=match, number=number).values_list("actions", flat=True).first()
+    if actions is None:  # no hand rows: read the record itself (its error is a 409)
+        return len(match_record(match=match).hands[number - 1].parsed)
+    return len(actions)
 
 
-def hand_state(*, match: Match, number: int, ply: int) -> dict[str, Any]:
-    """The timeline entry after ``ply`` actions (``0 <= ply <= hand_plies()``);
+def hand_state_json(*, match: Match, number: int, ply: int) -> bytes:
+    """The JSON of the timeline entry after ``ply`` actions (``0 <= ply <= hand_plies()``);
     ReplayConflict when ``ply`` lies past the first illegal action."""
-    record = match_record(match=match)
-    try:
-        for entry in iter_timeline(record, number - 1):
-            if entry["ply"] == ply:
-                return entry
-    except BuracoError as failure:
-        raise ReplayConflict(f"ply {ply} lies past the first illegal action", failure) from None
-    raise ValueError(f"hand {number} has plies 0 to {len(record.hands[number - 1].parsed)}, not {ply}")
+    timeline = hand_timeline(match=match, number=number)
+    if ply > timeline.plies:
+        error = timeline.error or {"message": f"the replay of hand {number} stops at ply {timeline.plies}"}
+        raise ReplayConflict(f"ply {ply} lies past the first illegal action", error)
+    return timeline.state_json(ply)
 
 
 def hand_try(*, match: Match, number: int, ply: int, actions: list[str]) -> list[dict[str, Any]]:
@@ -194,7 +197,7 @@ def hand_try(*, match: Match, number: int, ply: int, actions: list[str]) -> list
     try:
         return try_actions(record, number - 1, ply, actions)
     except BuracoError as failure:
-        raise ReplayConflict(f"ply {ply} lies past the first illegal action", failure) from None
+        raise ReplayConflict(f"ply {ply} lies past the first illegal action", failure.as_dict()) from None
 
 
 def status_counts(*, matches: MatchQuerySet) -> dict[str, int]:
@@ -205,7 +208,7 @@ def status_counts(*, matches: MatchQuerySet) -> dict[str, int]:
 
 def batch_progress(*, batch: Batch) -> dict[str, Any]:
     """Counted from the batch's matches as they are now (a deleted match leaves the count)."""
-    counts = status_counts(matches=batch.matches.all())
+    counts = status_counts(matches=Match.objects.filter(batch=batch))
     total = sum(counts.values())
     done = counts.get(Match.Status.VERIFIED, 0) + counts.get(Match.Status.INVALID, 0)
     failed = counts.get(Match.Status.FAILED, 0)

@@ -65,8 +65,8 @@ def test_it_says_why_an_unreadable_action_cannot_be_played(owner_api: APIClient,
 
 def test_it_stores_nothing(owner_api: APIClient, played: tuple[int, str]) -> None:
     match_id, _ = played
+    timeline = owner_api.get(f"/api/matches/{match_id}/hands/1/timeline/").json()  # (stores the timeline's answer)
     before = (list(Hand.objects.filter(match_id=match_id).values()), bytes(Match.objects.get(pk=match_id).source))
-    timeline = owner_api.get(f"/api/matches/{match_id}/hands/1/timeline/").json()
     try_(owner_api, match_id, {"ply": 0, "actions": ["p1 draw"]})
     after = (list(Hand.objects.filter(match_id=match_id).values()), bytes(Match.objects.get(pk=match_id).source))
     assert after == before

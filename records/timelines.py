@@ -1,0 +1,115 @@
+"""Each hand's timeline kept ready to send: reads never parse or replay a stored record again.
+
+A hand's timeline (every table from the deal on, ``buraco.replay.iter_timeline``) is made
+once, the first time it is read, and stored on its :class:`~records.models.Hand` row as
+the gzip of the whole ``/timeline/`` answer (``Hand.timeline``), with an index
+(``Hand.timeline_index``): the engine version that made it, where each state's JSON starts
+and ends in the answer, and the first illegal action's error. The timeline answer is then
+the stored bytes themselves (gzip for clients that take it), one state a slice of them:
+no record is parsed, nothing replayed, no JSON decoded or encoded. A stored record is
+never changed, so only another engine version makes a timeline again.
+
+A record is parsed once per hand at most, and its size is bounded at upload
+(``buraco.notation`` limits), so a first read costs at most one bounded replay.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import buraco
+from buraco.errors import BuracoError
+from buraco.notation import loads
+from buraco.replay import iter_timeline
+
+from .models import Hand, Match
+
+ENGINE_VERSION = buraco.__version__
+
+
+class StoredReplayError(Exception):
+    """What was asked lies past the first illegal action (``error``: that action's error as
+    stored), or the stored record cannot be read by this engine. The API answers 409."""
+
+    def __init__(self, message: str, error: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error = error
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A hand's stored timeline answer: ``{"match", "hand", "states", "error"}``."""
+
+    gzipped: bytes
+    spans: list[list[int]]  # per ply: where its state's JSON starts and ends in the answer
+    error: dict[str, Any] | None  # the first illegal action's (None for a legal hand)
+
+    @property
+    def plies(self) -> int:
+        """The last ply that has a state (the deal is ply 0)."""
+        return len(self.spans) - 1
+
+    def body(self) -> bytes:
+        return gzip.decompress(self.gzipped)
+
+    def state_json(self, ply: int) -> bytes:
+        """The JSON of the table after ``ply`` actions (``0 <= ply <= plies``)."""
+        start, end = self.spans[ply]
+        return self.body()[start:end]
+
+
+def _dump(value: Any) -> str:
+    # ASCII: the answer's bytes are its characters, so spans index either.
+    return json.dumps(value, separators=(",", ":"))
+
+
+def timeline_build(*, match_id: int, number: int, source: bytes) -> tuple[bytes, dict[str, Any]]:
+    """The gzipped timeline answer of hand ``number`` of the record ``source``, and its index.
+
+    A record this engine cannot read gives an answer with no states and its error.
+    """
+    states: list[str] = []
+    error: dict[str, Any] | None = None
+    readable = True
+    try:
+        record = loads(source)
+    except BuracoError as failure:
+        readable, error = False, failure.as_dict()
+    else:
+        try:
+            for entry in iter_timeline(record, number - 1):
+                states.append(_dump(entry))
+        except BuracoError as failure:  # the states stop at the first illegal action
+            error = failure.as_dict()
+    head = f'{{"match":{int(match_id)},"hand":{int(number)},"states":['
+    spans = []
+    offset = len(head)
+    for text in states:
+        spans.append([offset, offset + len(text)])
+        offset += len(text) + 1  # the comma
+    body = head + ",".join(states) + '],"error":' + _dump(error) + "}"
+    index = {"engine": ENGINE_VERSION, "spans": spans, "error": error, "readable": readable}
+    return gzip.compress(body.encode("ascii"), compresslevel=6), index
+
+
+def hand_timeline(*, match: Match, number: int) -> Timeline:
+    """Hand ``number``'s stored timeline, made and stored first if this engine has none.
+
+    A record the engine cannot read at all raises :class:`StoredReplayError`.
+    """
+    row = Hand.objects.filter(match=match, number=number).values("pk", "timeline", "timeline_index").first()
+    index = row["timeline_index"] if row else None
+    gzipped = row["timeline"] if row else None
+    if not index or index.get("engine") != ENGINE_VERSION or gzipped is None:
+        gzipped, index = timeline_build(match_id=match.pk, number=number, source=bytes(match.source))
+        if row is not None:  # (no row: a stored record its hands were never read from)
+            # Filling a cache, not changing what is stored: two first reads at once write the same.
+            Hand.objects.filter(pk=row["pk"]).update(timeline=gzipped, timeline_index=index)
+    if not index["readable"]:
+        error = index["error"]
+        raise StoredReplayError(f"the stored record cannot be replayed: {error['message']}", error)
+    return Timeline(gzipped=bytes(gzipped), spans=index["spans"], error=index["error"])
