@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
@@ -17,10 +16,11 @@ from rest_framework.views import APIView
 
 from buraco.analysis import KINDS
 from records.api import (
-    ERROR_RESPONSE,
+    ANY,
     SHARE_PARAMETER,
     AnalysisStatusSerializer,
     analysis_status,
+    errors,
     hand_number,
     readable_match,
 )
@@ -70,7 +70,7 @@ class MatchFindingsApi(APIView):
     @extend_schema(
         summary="The analysis of a match: every finding, in hand and ply order",
         parameters=[FindingFilterSerializer, SHARE_PARAMETER],
-        responses={200: FINDINGS_RESPONSE, 400: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+        responses={200: FINDINGS_RESPONSE, **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int) -> Response:
         match = readable_match(request, match_id)
@@ -83,7 +83,7 @@ class HandFindingsApi(APIView):
     @extend_schema(
         summary="The analysis of one hand of a match",
         parameters=[FindingFilterSerializer, SHARE_PARAMETER],
-        responses={200: FINDINGS_RESPONSE, 400: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+        responses={200: FINDINGS_RESPONSE, **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int, number: int) -> Response:
         match = readable_match(request, match_id)
@@ -112,7 +112,8 @@ class PlayerSummaryApi(APIView):
             "The player is found by name (without case) among each match's players; their turns are their "
             "draws and takes. A finding is theirs when it is about their seat, or (a scoring mistake) their side."
         ),
-        parameters=[OpenApiParameter("name", OpenApiTypes.STR, OpenApiParameter.PATH)],
+        parameters=[OpenApiParameter("name", {"type": "string", "pattern": "^[^/]+$"}, OpenApiParameter.PATH,
+                                     description="a player's name, as the records write it (any case)")],
         responses={
             200: inline_serializer(
                 "PlayerSummary",
@@ -128,11 +129,12 @@ class PlayerSummaryApi(APIView):
                     "by_kind": serializers.DictField(child=KIND_SUMMARY),
                 },
             ),
-            404: ERROR_RESPONSE,
+            **errors(*ANY, 404),
         },
     )
     def get(self, request: Request, name: str) -> Response:
-        summary = selectors.player_summary(user=request.user, name=name)
+        # No record names a player with NUL (a database text cannot even hold it): nobody to find.
+        summary = None if "\x00" in name else selectors.player_summary(user=request.user, name=name)
         if summary is None:
             raise exceptions.NotFound(f"no match of {name!r} that you may read")
         return Response(summary)

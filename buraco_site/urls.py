@@ -2,11 +2,11 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
+from django.urls import include, path, re_path
 from django.views import defaults
-from django.urls import include, path
 from drf_spectacular.views import SpectacularSwaggerView
 
-from records.api import SchemaApi, SignupApi, TokenApi, json_error
+from records.api import SchemaApi, SignupApi, TokenApi, api_not_found, json_error
 from records.views import login_page
 
 urlpatterns = [
@@ -18,6 +18,9 @@ urlpatterns = [
     path("api/", include("records.urls")),
     path("api/", include("analysis.urls")),
     path("api/", include("reviews.urls")),
+    # Last of the API: any other /api/ path is a JSON 404, with DEBUG on too (Django's own 404
+    # is then an HTML page, handler404 below is not used).
+    re_path(r"^api/", api_not_found, name="api-not-found"),
     path("accounts/login/", login_page, name="login"),  # Django's, with its attempts limited
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("records.page_urls")),

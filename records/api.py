@@ -9,13 +9,15 @@ from __future__ import annotations
 import gzip
 from typing import Any, cast
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.models import User
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import SuspiciousOperation
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import Resolver404, resolve, reverse
 from django.utils.html import escape
 from django.utils.http import content_disposition_header
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.renderers import (
     OpenApiJsonRenderer,
     OpenApiJsonRenderer2,
@@ -32,10 +34,10 @@ from drf_spectacular.utils import (
 )
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework import exceptions, parsers, renderers, serializers, status
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -52,6 +54,18 @@ SHARE_PARAMETER = OpenApiParameter(
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Every error in the one format, and as JSON whatever the view renders and the client asks
+    for: a browser (Accept: text/html) would otherwise get DRF's HTML page, a client asking for
+    a record (Accept: application/toml) a body the TOML renderer cannot write, /api/schema/ YAML."""
+    response = _error_response(exc, context)
+    request = context.get("request")
+    if response is not None and request is not None:
+        request.accepted_renderer = renderers.JSONRenderer()
+        request.accepted_media_type = "application/json"
+    return response
+
+
+def _error_response(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, services.UploadError):
         return Response(
             {"message": str(exc), "extra": {"hint": exc.hint} if exc.hint else {}, "errors": exc.errors},
@@ -93,6 +107,30 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 def json_error(request: HttpRequest, status_code: int, message: str) -> JsonResponse:
     """An error in the one format, for what Django answers itself (no DRF view ran)."""
     return JsonResponse({"message": message, "extra": {"path": request.path}}, status=status_code)
+
+
+@csrf_exempt  # it changes nothing: without this, an unsafe method would get Django's HTML CSRF page, not the 404
+def api_not_found(request: HttpRequest) -> HttpResponse:
+    """Any /api/ path no endpoint has (a match id that is no number, a path that does not
+    exist): a JSON 404 in the one format, with DEBUG on too (Django's own page is HTML).
+
+    A path missing only its final slash is redirected (GET, HEAD) as APPEND_SLASH would; any
+    other method is told the path to use, rather than redirected to a GET that drops its body.
+    """
+    with_slash = f"{request.path}/"
+    if not request.path.endswith("/") and _is_endpoint(f"{request.path_info}/"):
+        if request.method in ("GET", "HEAD"):
+            query = request.META.get("QUERY_STRING", "")
+            return HttpResponsePermanentRedirect(f"{with_slash}?{query}" if query else with_slash)
+        return json_error(request, 404, f"nothing is at {request.path}: the API's paths end with a slash, {with_slash}")
+    return json_error(request, 404, f"nothing is at {request.path}")
+
+
+def _is_endpoint(path: str) -> bool:
+    try:
+        return resolve(path).func is not api_not_found
+    except Resolver404:
+        return False
 
 
 def _first_problem(detail: Any, path: str = "") -> str:
@@ -217,6 +255,7 @@ class MatchDetailSerializer(MatchSummarySerializer):
     def get_totals_through_hand(self, match: Match) -> int:
         return selectors.totals_through_hand(hands=list(match.hands.all()))
 
+    @extend_schema_field(HandSummarySerializer(many=True))
     def get_hands(self, match: Match) -> list[Any]:
         hands: list[Any] = []
         for hand in match.hands.all():
@@ -224,7 +263,7 @@ class MatchDetailSerializer(MatchSummarySerializer):
             hands.append(HandSummarySerializer(hand).data)
         return hands
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field({"type": "object", "additionalProperties": {}, "nullable": True})  # null: no error
     def get_error(self, match: Match) -> dict[str, Any] | None:
         return selectors.match_failure(match=match) or match.error
 
@@ -256,6 +295,11 @@ class MatchFilterSerializer(serializers.Serializer[Any]):
     mine = serializers.BooleanField(required=False, default=False)
 
 
+@extend_schema_field(OpenApiTypes.BINARY)
+class RecordFileField(serializers.FileField):
+    """An uploaded record: a file part, which the schema says (a string of bytes), not a URL."""
+
+
 class UploadedItemSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     status = serializers.CharField()
@@ -285,7 +329,9 @@ PAGINATED_MATCHES = inline_serializer(
         "results": MatchSummarySerializer(many=True),
     },
 )
-PAGE_PARAMETER = OpenApiParameter("page", OpenApiTypes.INT, description="page number, from 1 (50 per page)")
+PAGE_PARAMETER = OpenApiParameter(
+    "page", {"type": "integer", "minimum": 1}, description="page number, from 1 (50 per page); past the last: 404"
+)
 
 
 ERROR_RESPONSE = inline_serializer(
@@ -295,6 +341,39 @@ ERROR_RESPONSE = inline_serializer(
         "extra": serializers.DictField(),
         "errors": serializers.ListField(child=serializers.DictField(), required=False),
     },
+)
+
+# What each error status means, wherever an operation answers it (always ERROR_RESPONSE).
+ERROR_MEANINGS = {
+    400: "the request is not valid (`extra.fields` says what, field by field); also a session cookie "
+         "the service cannot read (it is dropped)",
+    401: "the credentials sent (a token, a session) are not valid; or the operation needs an account and none was sent",
+    403: "the requester may read the match but not do this (only its owner may share or delete it; only its "
+         "owner and the users it is shared with may review it); also a session-authenticated request without "
+         "its CSRF token",
+    404: "no such match, or one the requester may not read (the two are not told apart); no such hand, ply, "
+         "review, comment, batch or page",
+    409: "the stored record cannot be replayed that far (past its first illegal action) or at all by today's "
+         "engine; a finished review takes no comments",
+    415: "the body's content type is none the operation reads",
+    429: "too many attempts: `Retry-After` says how many seconds to wait",
+}
+
+
+def errors(*codes: int) -> dict[tuple[int, str], OpenApiResponse]:
+    """The error answers of an operation, each in the one error format, as JSON (also where
+    the operation answers something else: a record in TOML, say)."""
+    return {
+        (code, "application/json"): OpenApiResponse(ERROR_RESPONSE, description=ERROR_MEANINGS[code]) for code in codes
+    }
+
+
+# What every operation may answer: a session cookie it cannot read (400, before any view), and
+# credentials that are not valid (401: DRF refuses a bad token before the view runs).
+ANY = (400, 401)
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[429], required=True,
+    description="seconds to wait before trying again",
 )
 
 
@@ -360,8 +439,9 @@ class MatchListApi(APIView):
 
     @extend_schema(
         summary="List matches you may read",
+        operation_id="matches_list",  # not matches_retrieve: that is one match's (GET /api/matches/{id}/)
         parameters=[MatchFilterSerializer, PAGE_PARAMETER],
-        responses={200: PAGINATED_MATCHES, 400: ERROR_RESPONSE},
+        responses={200: PAGINATED_MATCHES, **errors(*ANY, 404)},
     )
     def get(self, request: Request) -> Response:
         filters = MatchFilterSerializer(data=request.query_params)
@@ -384,16 +464,21 @@ class MatchListApi(APIView):
             "multipart/form-data": inline_serializer(
                 "Upload",
                 {
-                    "files": serializers.ListField(child=serializers.FileField()),
+                    # Files, not strings: a tool following the schema sends them as file parts.
+                    "files": serializers.ListField(
+                        child=RecordFileField(), help_text="BRN records (.brn, .json) or zips of them"
+                    ),
+                    "file": RecordFileField(required=False, help_text="one record (`files` too)"),
                     "visibility": serializers.ChoiceField(choices=Match.Visibility.values, required=False),
-                    "label": serializers.CharField(required=False),
+                    "label": serializers.CharField(required=False, help_text="the batch's label: its first 200 characters"),
                 },
             ),
             "application/toml": OpenApiTypes.STR,
             "application/json": OpenApiTypes.OBJECT,
             "application/x-www-form-urlencoded": OpenApiTypes.STR,
         },
-        responses={202: UploadAcceptedSerializer, 400: ERROR_RESPONSE, 401: ERROR_RESPONSE},
+        parameters=[RETRY_AFTER],
+        responses={202: UploadAcceptedSerializer, **errors(*ANY, 403, 429)},
     )
     def post(self, request: Request) -> Response:
         if not request.user.is_authenticated:
@@ -456,13 +541,13 @@ def _uploaded_files(request: Request) -> list[services.UploadedFile]:
 
 
 class MatchDetailApi(APIView):
-    @extend_schema(summary="One match, with its hands' verdicts", parameters=[SHARE_PARAMETER],
-                   responses={200: MatchDetailSerializer, 404: ERROR_RESPONSE})
+    @extend_schema(summary="One match, with its hands' verdicts", operation_id="matches_retrieve",
+                   parameters=[SHARE_PARAMETER], responses={200: MatchDetailSerializer, **errors(*ANY, 404)})
     def get(self, request: Request, match_id: int) -> Response:
         match = readable_match(request, match_id)
         return Response(MatchDetailSerializer(match, context={"request": request}).data)
 
-    @extend_schema(summary="Delete a match (owner only)", responses={204: None, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE})
+    @extend_schema(summary="Delete a match (owner only)", responses={204: None, **errors(*ANY, 403, 404)})
     def delete(self, request: Request, match_id: int) -> Response:
         match = managed_match(request, match_id)
         services.match_delete(match=match)
@@ -473,7 +558,7 @@ class MatchReportApi(APIView):
     @extend_schema(
         summary="The verification report: each hand's verdict, scores and parts, the first illegal action",
         parameters=[SHARE_PARAMETER],
-        responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE},
+        responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int) -> Response:
         match = readable_match(request, match_id)
@@ -488,9 +573,28 @@ class MatchReportApi(APIView):
         )
 
 
+class RecordRenderer(renderers.BaseRenderer):
+    """Lets a client ask for the record as the schema says it comes (``Accept: application/toml``)
+    instead of a 406: the view answers the record itself, so this renders nothing (errors
+    are JSON, ``exception_handler``)."""
+
+    media_type = "application/toml"
+    format = "toml"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        return data if isinstance(data, bytes) else str(data).encode()
+
+
+# The views answering a record: JSON first (the default, and the record's JSON form), TOML too.
+RECORD_RENDERERS = [renderers.JSONRenderer, RecordRenderer]
+
+
 class MatchBrnApi(APIView):
+    renderer_classes = RECORD_RENDERERS
+
     @extend_schema(summary="The record in canonical BRN (TOML)", parameters=[SHARE_PARAMETER],
-                   responses={(200, "application/toml"): OpenApiTypes.STR, 404: ERROR_RESPONSE})
+                   responses={(200, "application/toml"): OpenApiTypes.STR, **errors(*ANY, 404, 409)})
     def get(self, request: Request, match_id: int) -> HttpResponse:
         match = readable_match(request, match_id)
         text = selectors.match_canonical_brn(match=match)
@@ -500,11 +604,13 @@ class MatchBrnApi(APIView):
 
 
 class MatchSourceApi(APIView):
+    renderer_classes = RECORD_RENDERERS
+
     @extend_schema(
         summary="The record exactly as uploaded, with its original file name",
         parameters=[SHARE_PARAMETER],
         responses={(200, "application/toml"): OpenApiTypes.BINARY, (200, "application/json"): OpenApiTypes.BINARY,
-                   404: ERROR_RESPONSE},
+                   **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int) -> HttpResponse:
         match = readable_match(request, match_id)
@@ -524,7 +630,7 @@ class HandTimelineApi(APIView):
             "States stop at the first illegal action, which `error` then describes."
         ),
         parameters=[SHARE_PARAMETER],
-        responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE},
+        responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404, 409)},
     )
     def get(self, request: Request, match_id: int, number: int) -> HttpResponse:
         match = readable_match(request, match_id)
@@ -535,7 +641,7 @@ class HandTimelineApi(APIView):
 
 class HandStateApi(APIView):
     @extend_schema(summary="The table after a number of actions (one timeline entry)", parameters=[SHARE_PARAMETER],
-                   responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE})
+                   responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404, 409)})
     def get(self, request: Request, match_id: int, number: int, ply: int) -> HttpResponse:
         match = readable_match(request, match_id)
         plies = selectors.hand_plies(match=match, number=hand_number(match, number))
@@ -554,7 +660,7 @@ class TryInputSerializer(serializers.Serializer[Any]):
     ply = serializers.IntegerField(min_value=0, help_text="play from the table after this many of the hand's actions")
     actions = serializers.ListField(
         child=serializers.CharField(
-            max_length=MAX_ACTION_CHARS, trim_whitespace=True,
+            min_length=1, max_length=MAX_ACTION_CHARS, trim_whitespace=True,  # min_length: the schema says "" is refused
             error_messages={"max_length": f"an action has at most {MAX_ACTION_CHARS} characters"},
         ),
         min_length=1,
@@ -599,7 +705,7 @@ class HandTryApi(APIView):
         ),
         parameters=[SHARE_PARAMETER],
         request=TryInputSerializer,
-        responses={200: TRY_RESPONSE, 400: ERROR_RESPONSE, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE},
+        responses={200: TRY_RESPONSE, **errors(*ANY, 403, 404, 409, 415)},
     )
     def post(self, request: Request, match_id: int, number: int) -> Response:
         match = readable_match(request, match_id)
@@ -615,9 +721,19 @@ class HandTryApi(APIView):
         return Response({"match": match.pk, "hand": hand, "ply": ply, "results": results, "complete": complete})
 
 
+SHARE_LINK = inline_serializer(
+    "ShareLink",
+    {
+        "share_token": serializers.CharField(),
+        "api_url": serializers.URLField(help_text="this match in the API, opened by the link"),
+        "page_url": serializers.URLField(help_text="this match's page, opened by the link"),
+    },
+)
+
+
 class ShareLinkApi(APIView):
     @extend_schema(summary="Create (or replace) the match's share link (owner only)",
-                   request=None, responses={201: OpenApiTypes.OBJECT, 403: ERROR_RESPONSE})
+                   request=None, responses={201: SHARE_LINK, **errors(*ANY, 403, 404)})
     def post(self, request: Request, match_id: int) -> Response:
         match = managed_match(request, match_id)
         token = services.share_link_create(match=match)
@@ -625,25 +741,67 @@ class ShareLinkApi(APIView):
         page = request.build_absolute_uri(f"/matches/{match.pk}/?share={token}")
         return Response({"share_token": token, "api_url": url, "page_url": page}, status=status.HTTP_201_CREATED)
 
-    @extend_schema(summary="Revoke the share link (owner only)", responses={204: None, 403: ERROR_RESPONSE})
+    @extend_schema(summary="Revoke the share link (owner only)", responses={204: None, **errors(*ANY, 403, 404)})
     def delete(self, request: Request, match_id: int) -> Response:
         services.share_link_revoke(match=managed_match(request, match_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+USERNAME_MAX = 150  # django.contrib.auth's User.username
+# Django's UnicodeUsernameValidator (r"^[\w.@+-]+\Z"), as JSON Schema (ECMA-262) writes it.
+USERNAME_PATTERN = r"^[\w.@+-]+$"
+
+
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": USERNAME_MAX, "pattern": USERNAME_PATTERN})
+class UsernameField(serializers.CharField):
+    """A username as accounts have them: 1 to 150 letters, digits and ``@ . + - _`` (the
+    schema says so: an empty one, say, is refused with a 400 the schema announces)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=USERNAME_MAX, validators=[UnicodeUsernameValidator()], **kwargs)
+
+
+def _password_min_length() -> int:
+    """The shortest password Django's validators (settings.AUTH_PASSWORD_VALIDATORS) accept."""
+    lengths = [
+        int(getattr(validator, "min_length", 0))
+        for validator in password_validation.get_default_password_validators()
+        if isinstance(validator, password_validation.MinimumLengthValidator)
+    ]
+    return max(lengths, default=1)
+
+
+PASSWORD_MAX = 128  # django.contrib.auth's User.password holds the hash; longer ones are refused
+
+
+@extend_schema_field(
+    {"type": "string", "format": "password", "minLength": _password_min_length(), "maxLength": PASSWORD_MAX}
+)
+class PasswordField(serializers.CharField):
+    """A new account's password: its length, commonness, ... are Django's password validators'
+    to judge (``services.user_create``); the schema states their minimum length."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_length=PASSWORD_MAX, trim_whitespace=False, style={"input_type": "password"}, **kwargs)
+
+
+class ShareWithSerializer(serializers.Serializer[Any]):
+    username = UsernameField(help_text="the account to share the match with (or to stop sharing it with)")
+
+
 class SharedWithApi(APIView):
     @extend_schema(
-        summary="Share the match with another user, or stop sharing (owner only)",
-        request=inline_serializer("ShareWith", {"username": serializers.CharField()}),
-        responses={204: None, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE},
+        summary="Share the match with another user (owner only)",
+        request=ShareWithSerializer,
+        responses={204: None, **errors(*ANY, 403, 404, 415)},
     )
     def post(self, request: Request, match_id: int) -> Response:
         match = managed_match(request, match_id)
         services.match_share_with(match=match, user=_user_named(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(request=inline_serializer("Unshare", {"username": serializers.CharField()}),
-                   responses={204: None, 403: ERROR_RESPONSE})
+    @extend_schema(summary="Stop sharing the match with a user (owner only)", request=ShareWithSerializer,
+                   responses={204: None, **errors(*ANY, 403, 404, 415)})
     def delete(self, request: Request, match_id: int) -> Response:
         match = managed_match(request, match_id)
         services.match_unshare_with(match=match, user=_user_named(request))
@@ -651,11 +809,9 @@ class SharedWithApi(APIView):
 
 
 def _user_named(request: Request) -> Any:
-    username = request.data.get("username") if hasattr(request.data, "get") else None
-    if not isinstance(username, str) or not username:
-        raise exceptions.ValidationError({"username": "required"})
-    if "\x00" in username:
-        raise exceptions.ValidationError({"username": "a username cannot hold NUL characters"})
+    given = ShareWithSerializer(data=request.data)
+    given.is_valid(raise_exception=True)  # empty, too long, NUL or other characters no username has: 400
+    username = given.validated_data["username"]
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise exceptions.ValidationError({"username": f"no user {username!r}"})
@@ -663,8 +819,8 @@ def _user_named(request: Request) -> Any:
 
 
 class SignupInputSerializer(serializers.Serializer[Any]):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, trim_whitespace=False, style={"input_type": "password"})
+    username = UsernameField()
+    password = PasswordField()
 
 
 class SignupApi(APIView):
@@ -675,9 +831,10 @@ class SignupApi(APIView):
         summary="Make an account; the answer holds its API token",
         description="The password is checked by Django's password validators (length, commonness, ...).",
         request=SignupInputSerializer,
+        parameters=[RETRY_AFTER],
         responses={
             201: inline_serializer("SignedUp", {"username": serializers.CharField(), "token": serializers.CharField()}),
-            400: ERROR_RESPONSE,
+            **errors(400, 415, 429),  # no 401: sign-up reads no credentials
         },
     )
     def post(self, request: Request) -> Response:
@@ -691,12 +848,24 @@ class SignupApi(APIView):
 class TokenApi(ObtainAuthToken):
     """/api/auth/token/: DRF's, with its attempts limited (DRF's own view has no throttle)."""
 
+    # The posted username and password are the credentials: a stale token sent along is no
+    # reason to refuse a new one (401), nor is a session a reason to ask for a CSRF token.
+    authentication_classes: list[Any] = []
     throttle_classes = [throttling.TokenThrottle]
+
+    @extend_schema(
+        summary="The API token of an account",
+        request=inline_serializer("TokenRequest", {"username": serializers.CharField(), "password": serializers.CharField()}),
+        parameters=[RETRY_AFTER],
+        responses={200: inline_serializer("Token", {"token": serializers.CharField()}), **errors(400, 415, 429)},
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().post(request, *args, **kwargs)
 
 
 class BatchDetailApi(APIView):
     @extend_schema(summary="A batch's progress: done, failed, total (owner only)",
-                   responses={200: OpenApiTypes.OBJECT, 404: ERROR_RESPONSE})
+                   responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404)})
     def get(self, request: Request, batch_id: int) -> Response:
         batch = Batch.objects.filter(pk=batch_id).first()
         if batch is None or not request.user.is_authenticated or batch.owner_id != request.user.pk:
@@ -707,7 +876,7 @@ class BatchDetailApi(APIView):
 class StatusApi(APIView):
     @extend_schema(
         summary="Queue depths and the oldest waiting job; counts of the matches you may read",
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: OpenApiTypes.OBJECT, **errors(*ANY)},
     )
     def get(self, request: Request) -> Response:
         return Response(selectors.queue_status(user=request.user))
@@ -746,6 +915,3 @@ class HealthApi(APIView):
     @extend_schema(exclude=True)
     def get(self, request: Request) -> Response:
         return Response({"ok": True})
-
-
-NOT_FOUND_RESPONSE = OpenApiResponse(response=ERROR_RESPONSE)

@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from records.api import ERROR_RESPONSE, SHARE_PARAMETER, readable_match, reviewable_match
+from records.api import ANY, RECORD_RENDERERS, SHARE_PARAMETER, errors, readable_match, reviewable_match
 from records.models import Match
 
 from . import permissions, selectors, services
@@ -74,10 +74,22 @@ class ReviewPatchSerializer(serializers.Serializer[Any]):
     finished = serializers.BooleanField(help_text="true: finished (no new comments); false: reopened")
 
 
+# The PATCH body as the view reads it: `finished` is required (drf-spectacular would document
+# a PATCH serializer as partial, every field optional, and the 400 for a body without it a surprise).
+REVIEW_PATCH = {
+    media_type: {
+        "type": "object",
+        "properties": {"finished": {"type": "boolean", "description": "true: finished (no new comments); false: reopened"}},
+        "required": ["finished"],
+    }
+    for media_type in ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
+}
+
+
 class CommentInputSerializer(serializers.Serializer[Any]):
     hand = serializers.IntegerField(min_value=1, help_text="the hand's number, from 1")
     ply = serializers.IntegerField(min_value=0, help_text="0: the deal; n: after the hand's n-th action")
-    text = serializers.CharField(max_length=MAX_TEXT, error_messages=TEXT_ERRORS)
+    text = serializers.CharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS)  # min: in the schema
     tag = serializers.ChoiceField(choices=TAGS, allow_blank=True, default="",
                                   help_text=f"one of {', '.join(TAGS)}, or empty")
 
@@ -92,7 +104,7 @@ class CommentInputSerializer(serializers.Serializer[Any]):
 
 
 class ReplyInputSerializer(serializers.Serializer[Any]):
-    text = serializers.CharField(max_length=MAX_TEXT, error_messages=TEXT_ERRORS)
+    text = serializers.CharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS)  # min: in the schema
 
 
 # --- helpers -------------------------------------------------------------------------
@@ -124,8 +136,9 @@ def _detail(review: Review) -> dict[str, Any]:
 class ReviewListApi(APIView):
     @extend_schema(
         summary="A match's coaching reviews (whoever may read the match)",
+        operation_id="matches_reviews_list",  # a list: not matches_reviews_retrieve, which is one review's
         parameters=[SHARE_PARAMETER],
-        responses={200: ReviewSerializer(many=True), 404: ERROR_RESPONSE},
+        responses={200: ReviewSerializer(many=True), **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int) -> Response:
         match = readable_match(request, match_id)
@@ -134,7 +147,7 @@ class ReviewListApi(APIView):
     @extend_schema(
         summary="Start a review (the owner, or a coach the match is shared with)",
         request=None,
-        responses={201: ReviewDetailSerializer, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+        responses={201: ReviewDetailSerializer, **errors(*ANY, 403, 404)},
     )
     def post(self, request: Request, match_id: int) -> Response:
         match = reviewable_match(request, match_id)
@@ -146,15 +159,15 @@ class ReviewDetailApi(APIView):
     @extend_schema(
         summary="One review, with its comments and their threads",
         parameters=[SHARE_PARAMETER],
-        responses={200: ReviewDetailSerializer, 404: ERROR_RESPONSE},
+        responses={200: ReviewDetailSerializer, **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int, review_id: int) -> Response:
         return Response(_detail(_review(readable_match(request, match_id), review_id)))
 
     @extend_schema(
         summary="Mark a review finished, or reopen it (its author)",
-        request=ReviewPatchSerializer,
-        responses={200: ReviewDetailSerializer, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+        request=REVIEW_PATCH,
+        responses={200: ReviewDetailSerializer, **errors(*ANY, 403, 404, 415)},
     )
     def patch(self, request: Request, match_id: int, review_id: int) -> Response:
         review = _written_review(request, match_id, review_id)
@@ -167,8 +180,9 @@ class ReviewDetailApi(APIView):
 class CommentListApi(APIView):
     @extend_schema(
         summary="A review's comments in hand and ply order, each with its thread",
+        operation_id="matches_reviews_comments_list",
         parameters=[SHARE_PARAMETER],
-        responses={200: CommentSerializer(many=True), 404: ERROR_RESPONSE},
+        responses={200: CommentSerializer(many=True), **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int, review_id: int) -> Response:
         review = _review(readable_match(request, match_id), review_id)
@@ -179,8 +193,7 @@ class CommentListApi(APIView):
         description=f"`text` at most {MAX_TEXT} characters; `tag` one of {', '.join(TAGS)} or empty; "
                     "`hand` and `ply` within the match (ply 0 to the hand's actions). 409 on a finished review.",
         request=CommentInputSerializer,
-        responses={201: CommentSerializer, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE,
-                   409: ERROR_RESPONSE},
+        responses={201: CommentSerializer, **errors(*ANY, 403, 404, 409, 415)},
     )
     def post(self, request: Request, match_id: int, review_id: int) -> Response:
         review = _written_review(request, match_id, review_id)
@@ -199,7 +212,7 @@ class ReplyListApi(APIView):
         summary="Answer under a comment (the match's owner and the comment's author)",
         description=f"`text` at most {MAX_TEXT} characters.",
         request=ReplyInputSerializer,
-        responses={201: ReplySerializer, 400: ERROR_RESPONSE, 403: ERROR_RESPONSE, 404: ERROR_RESPONSE},
+        responses={201: ReplySerializer, **errors(*ANY, 403, 404, 415)},
     )
     def post(self, request: Request, match_id: int, review_id: int, comment_id: int) -> Response:
         review = _review(reviewable_match(request, match_id), review_id)
@@ -216,12 +229,14 @@ class ReplyListApi(APIView):
 
 
 class ReviewExportApi(APIView):
+    renderer_classes = RECORD_RENDERERS  # Accept: application/toml, as documented, is no 406
+
     @extend_schema(
         summary="The record in canonical BRN with this review's comments as [[hands.notes]]",
         description="Uploaded again, the record brings the comments back as a review of the new match "
                     "(shown as the record's `annotator`: this review's author). Replies are not exported.",
         parameters=[SHARE_PARAMETER],
-        responses={(200, "application/toml"): OpenApiTypes.STR, 404: ERROR_RESPONSE, 409: ERROR_RESPONSE},
+        responses={(200, "application/toml"): OpenApiTypes.STR, **errors(*ANY, 404, 409)},
     )
     def get(self, request: Request, match_id: int, review_id: int) -> HttpResponse:
         review = _review(readable_match(request, match_id), review_id)
