@@ -23,6 +23,10 @@ ADD: Final = "add"
 DEAD: Final = "dead"
 DISCARD: Final = "discard"
 VERBS: Final = (DRAW, TAKE, MELD, ADD, DEAD, DISCARD)
+# A seat, meld number or take count of more digits names nothing a record can hold; it is
+# read as this bound, never converted (int() refuses more than 4,300 digits).
+MAX_DIGITS: Final = 18
+TOO_MANY: Final = 10**MAX_DIGITS
 
 
 class ActionSyntaxError(ValueError):
@@ -52,6 +56,22 @@ class Action(NamedTuple):
         parts.extend(CARD_TEXT[c] for c in self.cards)
         parts.extend(str(t) for t in self.tokens)
         return " ".join(parts)
+
+
+def _is_number(word: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes ``²`` (which ``int`` refuses) and ``٣``."""
+    return word.isascii() and word.isdigit()
+
+
+def _number(digits: str) -> int:
+    """The value of ASCII ``digits``; TOO_MANY when they have more than MAX_DIGITS significant digits."""
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= MAX_DIGITS else TOO_MANY
+
+
+def _shown(digits: str) -> str:
+    """Digits as an error message quotes them: a long run cut short."""
+    return digits if len(digits) <= 24 else f"{digits[:12]}...({len(digits)} digits)"
 
 
 def _card(word: str, offset: int) -> Card:
@@ -85,11 +105,11 @@ def parse_action(text: str, players: int = 4) -> Action:
         raise ActionSyntaxError(f"{text!r} is not an action: write 'p<seat> <verb> ...'", 0)
     offsets = _offsets(text, words)
     who, verb = words[0], words[1].lower()
-    if len(who) < 2 or who[0] not in "pP" or not who[1:].isdigit():
+    if len(who) < 2 or who[0] not in "pP" or not _is_number(who[1:]):
         raise ActionSyntaxError(f"{who!r} is not a seat: write p1, p2, ...", offsets[0])
-    seat = int(who[1:])
+    seat = _number(who[1:])
     if not 1 <= seat <= players:
-        raise ActionSyntaxError(f"there is no seat {seat}: this match has {players} players", offsets[0])
+        raise ActionSyntaxError(f"there is no seat {_shown(who[1:])}: this match has {players} players", offsets[0])
     args = words[2:]
     if verb == DRAW:
         if len(args) > 1:
@@ -97,9 +117,12 @@ def parse_action(text: str, players: int = 4) -> Action:
         cards = (_card(args[0], offsets[2]),) if args else ()
         return Action(seat, DRAW, cards, (), 0, 0, text)
     if verb == TAKE:
-        if len(args) > 1 or (args and not args[0].isdigit()) or (args and int(args[0]) < 1):
+        if len(args) > 1 or (args and not _is_number(args[0])) or (args and _number(args[0]) < 1):
             raise ActionSyntaxError("take is written 'take' or 'take N' with N at least 1", offsets[2])
-        return Action(seat, TAKE, (), (), 0, int(args[0]) if args else 0, text)
+        depth = _number(args[0]) if args else 0
+        if depth == TOO_MANY:
+            raise ActionSyntaxError(f"take {_shown(args[0])}: no pile holds that many cards", offsets[2])
+        return Action(seat, TAKE, (), (), 0, depth, text)
     if verb == DISCARD:
         if len(args) != 1:
             raise ActionSyntaxError("discard takes exactly one card", offsets[min(len(words) - 1, 3)])
@@ -114,12 +137,15 @@ def parse_action(text: str, players: int = 4) -> Action:
         tokens = tuple(parse_token(word, offsets[i + 2]) for i, word in enumerate(args))
         return Action(seat, MELD, (), tokens, 0, 0, text)
     if verb == ADD:
-        if not args or len(args[0]) < 2 or args[0][0] not in "mM" or not args[0][1:].isdigit() or int(args[0][1:]) < 1:
+        if not args or len(args[0]) < 2 or args[0][0] not in "mM" or not _is_number(args[0][1:]) or _number(args[0][1:]) < 1:
             raise ActionSyntaxError("add is written 'add mK CARD ...' with K the meld's number", offsets[2] if args else len(text))
+        meld = _number(args[0][1:])
+        if meld == TOO_MANY:
+            raise ActionSyntaxError(f"there is no meld m{_shown(args[0][1:])}: no hand holds that many melds", offsets[2])
         if len(args) < 2:
             raise ActionSyntaxError("add needs at least one card", len(text))
         tokens = tuple(parse_token(word, offsets[i + 3]) for i, word in enumerate(args[1:]))
-        return Action(seat, ADD, (), tokens, int(args[0][1:]), 0, text)
+        return Action(seat, ADD, (), tokens, meld, 0, text)
     raise ActionSyntaxError(f"{words[1]!r} is not a verb: use {', '.join(VERBS)}", offsets[1])
 
 

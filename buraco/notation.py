@@ -164,8 +164,8 @@ def _parse_toml(text: str) -> dict[str, Any]:
         message = str(error)
         match = re.search(r"\(at line (\d+), column (\d+)\)", message)
         line, column = (int(match.group(1)), int(match.group(2))) if match else (None, None)
-        if match is None and "end of document" in message:
-            line = text.count("\n") + 1
+        if match is None and "end of document" in message:  # just past the last character
+            line, column = _line_column(text, len(text))
         reason = re.sub(r"\s*\(at .*\)$", "", message)
         raise NotationError(f"not valid TOML: {reason}", line=line, column=column) from None
     except ValueError:  # an integer of more digits than Python converts
@@ -262,6 +262,9 @@ class _Reader:
         want: Path = (*path, KEY) if key else path
         found = (locate_json if self.format == "json" else locate_toml)(self.text, want)
         while want and want not in found:
+            if (*want, KEY) in found:  # a table made by dotted keys (hands.notes = ...) has no place but its key's
+                want = (*want, KEY)
+                break
             want = want[:-1]
         position = found.get(want) if want else None
         if position is not None and offset:
@@ -653,6 +656,8 @@ def _thaw(value: Any) -> Any:
         return {k: _thaw(v) for k, v in value}
     if isinstance(value, tuple):
         return [_thaw(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.time)):  # a TOML date in an x- value: JSON has none (datetime is a date)
+        return value.isoformat()
     return value
 
 

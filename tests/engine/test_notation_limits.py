@@ -351,3 +351,64 @@ def test_it_refuses_a_target_or_round_beyond_64_bits() -> None:
         error = error_of(text)
         assert "64 bits" in error.message
         assert_at(error, text, str(2**63))
+
+
+# --- inputs the fuzz run found (bench/fuzz.py): each a NotationError at its place, not a crash ---
+
+
+@pytest.mark.parametrize("action", ["p\u00b2 draw 4c", "p\u0663 draw 4c", "p1 take \u00b2", "p1 take \uff13",
+                                    "p1 add m\u00b2 4c", "p1 add m\u0661 4c"])
+def test_digits_of_other_scripts_in_an_action_are_a_notation_error(action: str) -> None:
+    # str.isdigit() takes them; int() refuses '²' (a ValueError escaped loads) and reads '٣' as 3
+    text = BASE.replace("p1 draw 4c", action)
+    error = error_of(text)
+    assert (error.hand, error.ply) == (1, 1)
+    assert error.line == where(text, action)[0]
+
+
+@pytest.mark.parametrize("action, needle", [
+    ("p" + "1" * 5000 + " draw 4c", "no seat"),
+    ("p1 take " + "9" * 9000, "no pile"),
+    ("p1 add m" + "7" * 4301 + " 4c", "no meld"),
+    ("p1 take " + "9" * 19, "no pile"),
+])
+def test_numbers_of_thousands_of_digits_in_an_action_are_a_notation_error(action: str, needle: str) -> None:
+    # int() refuses more than 4,300 digits: a ValueError escaped loads
+    text = BASE.replace("p1 draw 4c", action)
+    error = error_of(text)
+    assert needle in error.message and len(error.message) < 200
+    assert (error.hand, error.ply) == (1, 1)
+    assert error.line == where(text, action)[0]
+
+
+def test_numbers_in_actions_keep_their_value_up_to_18_digits() -> None:
+    record = loads(BASE.replace("p1 draw 4c", "p01 draw 4c"))
+    assert record.hands[0].actions[0] == "p1 draw 4c"
+    assert loads(BASE.replace("p1 draw 4c", "p1 take " + "9" * 18)).hands[0].parsed[0].depth == 10**18 - 1
+
+
+@pytest.mark.parametrize("tail", ['x-t = "unterminated', "x-t = [1, 2", "x-t = '''a", "x-t", "x-t = "])
+def test_a_toml_document_cut_short_is_placed_at_its_end(tail: str) -> None:
+    # tomllib says "at end of document": the error had a line but no column
+    text = BASE + tail
+    error = error_of(text)
+    lines = text.split("\n")
+    assert (error.line, error.column) == (len(lines), len(lines[-1]) + 1)
+
+
+def test_hands_made_by_a_dotted_key_are_placed_at_the_key() -> None:
+    # hands.notes = "..." makes hands a table; the locator has no place for the table itself
+    text = BASE[: BASE.index("[[hands]]")] + 'hands.notes = "x"\n'
+    error = error_of(text)
+    assert "array of tables" in error.message
+    assert_at(error, text, "hands.notes")
+
+
+def test_x_dates_and_times_are_written_as_text_in_json() -> None:
+    # JSON has no dates: dumps(record, "json") raised TypeError on a TOML date in an x- value
+    text = BASE + "x-when = [1979-05-27, 07:32:00, 1979-05-27T07:32:00Z]\n"
+    record = loads(text)
+    written = dumps(record, "json")
+    assert json.loads(written)["hands"][0]["x-when"] == ["1979-05-27", "07:32:00", "1979-05-27T07:32:00+00:00"]
+    assert dumps(loads(written), "json") == written
+    assert loads(dumps(record)) == record  # TOML keeps them dates
