@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import json
+import lzma
 import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,13 @@ class UploadError(Exception):
         super().__init__(f"nothing was stored: {len(errors)} problem{'s' if len(errors) != 1 else ''} with the upload")
         self.errors = errors
         self.hint = hint  # what to send instead, when the way it was sent is the likely cause
+
+
+# What a damaged zip raises, from its headers or while a member is unpacked: zipfile's own
+# errors, and those of the decompressors it calls (deflate: zlib.error; bzip2: OSError,
+# EOFError; lzma: LZMAError), of names it decodes (UnicodeDecodeError is a ValueError).
+_ZIP_ERRORS = (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError, ValueError, zlib.error,
+               lzma.LZMAError)
 
 
 @dataclass
@@ -85,7 +94,7 @@ def _zip_plan(upload: UploadedFile) -> tuple[zipfile.ZipFile, list[zipfile.ZipIn
     """The zip, opened, and the members to unpack (from its headers: nothing is unpacked)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(upload.content))
-    except zipfile.BadZipFile:
+    except _ZIP_ERRORS:
         raise UploadError([{"file": upload.name, "line": None, "column": None,
                             "message": "not a readable zip archive"}]) from None
     members = [
@@ -107,7 +116,7 @@ def _zip_read(upload: UploadedFile, archive: zipfile.ZipFile, members: list[zipf
         try:
             # zipfile stops at the header's file_size: a member cannot unpack to more than was checked.
             out.append(UploadedFile(name, archive.read(info)))
-        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as error:
+        except _ZIP_ERRORS as error:
             raise UploadError([{"file": name, "line": None, "column": None,
                                 "message": f"cannot unpack: {error}"}]) from None
     return out
