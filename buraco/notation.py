@@ -507,10 +507,10 @@ class _Reader:
             raise self.fail("result needs scores, one per side", path)
         values: list[tuple[int, ...] | None] = []
         for key in ("scores", "totals"):
-            numbers = data.get(key)
-            if numbers is None:
+            if key not in data:
                 values.append(None)
                 continue
+            numbers = data[key]  # JSON null is no list of numbers either (scores = null hit an assert)
             if not isinstance(numbers, list) or not all(type(n) is int for n in numbers):
                 raise self.fail(f"result.{key} must be a list of whole numbers", (*path, key))
             if len(numbers) != sides:

@@ -412,3 +412,14 @@ def test_x_dates_and_times_are_written_as_text_in_json() -> None:
     assert json.loads(written)["hands"][0]["x-when"] == ["1979-05-27", "07:32:00", "1979-05-27T07:32:00+00:00"]
     assert dumps(loads(written), "json") == written
     assert loads(dumps(record)) == record  # TOML keeps them dates
+
+
+@pytest.mark.parametrize("result", [{"scores": None}, {"scores": [0, 0], "totals": None}])
+def test_null_scores_or_totals_in_a_json_result_are_a_notation_error(result: dict[str, Any]) -> None:
+    # {"scores": null} passed the "has scores" check and hit an assert (AssertionError, not a NotationError)
+    data = base_data()
+    data["hands"][0]["result"] = result
+    text = as_json(data)
+    error = error_of(text)
+    assert "must be a list of whole numbers" in error.message
+    assert_at(error, text, "null")
