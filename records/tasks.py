@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_ready
-from django.db import DatabaseError, InterfaceError, OperationalError
+from celery.signals import task_prerun, worker_ready
+from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections
 
 from . import jobs, services
 from .models import Job
@@ -22,7 +22,11 @@ from .models import Job
 logger = logging.getLogger(__name__)
 
 # The options of every job task: late acks (a job whose worker dies is delivered again),
-# time limits below the claim's lease, retries on transient database errors.
+# time limits below the claim's lease, retries on transient database errors. The retries
+# wait 1, 2, 4, 8 and 16 s: a database away for up to half a minute (a restart) loses no
+# job. (Celery's default jitter draws each wait from 0 up to that, so all five could come
+# within a second or two, and the job, never claimed, was left pending with its message
+# gone: the sweep only sends such a job again after REDELIVER_SECONDS.)
 JOB_TASK_OPTIONS = {
     "bind": True,
     "acks_late": True,
@@ -32,6 +36,7 @@ JOB_TASK_OPTIONS = {
     "autoretry_for": (OperationalError, InterfaceError),
     "retry_backoff": True,
     "retry_backoff_max": 60,
+    "retry_jitter": False,
     "max_retries": 5,
 }
 
@@ -75,6 +80,17 @@ def verify_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
 def sweep_jobs() -> int:
     """Send again the jobs no worker would run otherwise (:func:`records.jobs.jobs_sweep`)."""
     return jobs.jobs_sweep()
+
+
+@task_prerun.connect
+def _drop_dead_connections(task: object = None, **_: object) -> None:
+    # What Django does before every request: close a connection the database dropped (a
+    # restart, a failover) or past CONN_MAX_AGE, so that this task opens a new one. Celery's
+    # Django fixup does not while CELERY_DB_REUSE_MAX holds connections open: a worker process
+    # whose connection was cut kept failing every task with "the connection is closed".
+    # (Eager tasks run inside the caller's request or test transaction: left alone.)
+    if not getattr(getattr(task, "request", None), "is_eager", False):
+        close_old_connections()
 
 
 @worker_ready.connect
