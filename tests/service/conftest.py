@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -139,39 +141,92 @@ def _point_celery_at(broker: str | None) -> None:
     celery_app.amqp._producer_pool = None
 
 
+def worker_node(name: str) -> str:
+    """The node name Celery gives a worker started with ``-n NAME@%h``."""
+    return f"{name}@{socket.gethostname()}"
+
+
+def workers_ready(workers: dict[str, tuple[subprocess.Popen[str], Path | None]], seconds: float = 60) -> None:
+    """Wait until every worker (by the name given to :func:`running_worker`, with its process
+    and log) answers a ping; a worker that exits or stays silent fails with what it said."""
+
+    def said(process: subprocess.Popen[str], log: Path | None) -> str:
+        if log is not None:
+            return log.read_text()
+        return process.stdout.read() if process.stdout and process.poll() is not None else ""
+
+    waiting = {worker_node(name): worker for name, worker in workers.items()}
+    deadline = time.monotonic() + seconds
+    while waiting:
+        for node, (process, log) in waiting.items():
+            if process.poll() is not None:
+                raise RuntimeError(f"the worker {node} exited: {said(process, log)}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no answer to a ping within {seconds} s from " + "; ".join(
+                f"{node}: {said(process, log)}" for node, (process, log) in waiting.items()))
+        for reply in celery_app.control.ping(destination=list(waiting), timeout=1.0) or []:
+            for node in reply:
+                waiting.pop(node, None)
+
+
 @contextlib.contextmanager
-def running_worker(concurrency: int = 2) -> Iterator[subprocess.Popen[str]]:
-    """A real Celery worker process on the test broker, against this test database."""
-    broker = os.environ["BURACO_TEST_BROKER_URL"]
+def running_worker(
+    concurrency: int = 2,
+    *,
+    env: dict[str, str] | None = None,
+    name: str | None = None,
+    beat: Path | None = None,
+    log: Path | None = None,
+    level: str = "warning",
+    wait: bool = True,
+) -> Iterator[subprocess.Popen[str]]:
+    """A real Celery worker process on the test broker, against this test database.
+
+    ``env`` adds to (or overrides) its environment: ``CELERY_BROKER_URL`` and
+    ``DATABASE_URL`` point it elsewhere, ``JOB_LEASE_SECONDS`` or ``SWEEP_SECONDS`` shorten
+    its timings. ``name`` is its node name (before ``@host``); ``beat``, a schedule file,
+    embeds Celery beat (``-B -s``); ``log`` takes its output (a pipe otherwise), at Celery's
+    ``level``. It runs in a session of its own, so that ``os.killpg(process.pid, ...)``
+    reaches its pool too. ``wait=False`` yields at once (several workers boot side by side):
+    the caller then waits for :func:`workers_ready`.
+    """
     database = settings.DATABASES["default"]
     url = (
         f"postgres://{database['USER']}:{database.get('PASSWORD') or ''}@{database['HOST'] or '127.0.0.1'}:"
         f"{database['PORT'] or 5432}/{database['NAME']}"
     )
-    env = {**os.environ, "DATABASE_URL": url, "CELERY_BROKER_URL": broker, "LOG_LEVEL": "WARNING"}
+    base = {"DATABASE_URL": url, "CELERY_BROKER_URL": os.environ.get("BURACO_TEST_BROKER_URL", "")}
+    env = {**os.environ, **base, "LOG_LEVEL": "WARNING", **(env or {})}
+    broker = env["CELERY_BROKER_URL"]
+    name = name or f"test-worker-{os.getpid()}"
+    command = [sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", WORKER_QUEUES,
+               "-c", str(concurrency), "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", level,
+               "-n", f"{name}@%h"]
+    if beat is not None:
+        command += ["-B", "-s", str(beat)]
+    output = log.open("a") if log is not None else None
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", WORKER_QUEUES,
-         "-c", str(concurrency), "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
-         "-n", f"test-worker-{os.getpid()}@%h"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        command, cwd=ROOT, env=env, stdout=output or subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,
     )
     _point_celery_at(broker)
+
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if process.poll() is not None:
-                raise RuntimeError(f"the worker exited: {process.stdout.read() if process.stdout else ''}")
-            if celery_app.control.ping(timeout=1.0):
-                break
-        else:
-            raise RuntimeError("the worker did not answer a ping within 60 s")
+        if wait:
+            workers_ready({name: (process, log)})
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                pass
+        with contextlib.suppress(ProcessLookupError):  # its pool and beat, if it was killed alone
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+        if output is not None:
+            output.close()
 
 
 @pytest.fixture
