@@ -528,6 +528,9 @@ class _Reader:
             ply, author, text, tag = note.get("ply"), note.get("author", ""), note.get("text"), note.get("tag")
             if type(ply) is not int or ply < 0:
                 raise self.fail("a note's ply is a whole number (0: before the first action)", (*path, i))
+            if ply > MAX_ACTIONS:  # past any hand's last ply; and unbounded, it reached the database as is
+                raise self.fail(f"a note's ply is past any hand's end: no hand has more than {MAX_ACTIONS} actions",
+                                (*path, i, "ply"))
             if not isinstance(author, str) or not isinstance(text, str) or (tag is not None and not isinstance(tag, str)):
                 raise self.fail("a note has text, and optionally an author and a tag, all strings", (*path, i))
             notes.append(Note(ply, author, text, tag))

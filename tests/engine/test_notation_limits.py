@@ -423,3 +423,18 @@ def test_null_scores_or_totals_in_a_json_result_are_a_notation_error(result: dic
     error = error_of(text)
     assert "must be a list of whole numbers" in error.message
     assert_at(error, text, "null")
+
+
+@pytest.mark.parametrize("ply", [MAX_ACTIONS + 1, 2**31, 2**63 - 1, 10**30])
+def test_a_note_past_the_action_limit_is_a_notation_error_at_its_ply(ply: int) -> None:
+    # unbounded, a note's ply reached the database as is: past 32 bits an upload was a 500
+    for text in (BASE + f'\n[[hands.notes]]\nply = {ply}\ntext = "later"\n',
+                 as_json({**base_data(), "hands": [{**base_data()["hands"][0], "notes": [{"ply": ply, "text": "x"}]}]})):
+        error = error_of(text)
+        assert f"more than {MAX_ACTIONS} actions" in error.message
+        assert_at(error, text, str(ply)[:20])
+
+
+def test_a_note_past_the_hands_end_but_within_the_limit_is_kept() -> None:
+    record = loads(BASE + f'\n[[hands.notes]]\nply = {MAX_ACTIONS}\ntext = "past the end"\n')
+    assert record.hands[0].notes[0].ply == MAX_ACTIONS

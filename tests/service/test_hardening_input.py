@@ -117,3 +117,12 @@ def test_a_zip_whose_compressed_member_is_damaged_is_a_400(owner_api: APIClient,
     assert body["errors"][0]["message"].startswith("cannot unpack")
     assert not Match.objects.exists() and not Hand.objects.exists() and not Job.objects.exists()
     assert not Batch.objects.exists()
+
+
+def test_a_note_ply_past_32_bits_is_a_400_with_its_line(owner_api: APIClient, upload: Any) -> None:
+    # the reader took any ply; the review's comment holds 32 bits: a DataError, a 500 on PostgreSQL
+    text = record_text() + '\n[[hands.notes]]\nply = 2147483648\ntext = "later"\n'
+    body = _json_error(upload(owner_api, ("n.brn", text)), 400)
+    [error] = body["errors"]
+    assert (error["file"], error["line"], error["column"]) == ("n.brn", text.count("\n") - 1, 7)
+    assert not Match.objects.exists() and not Hand.objects.exists() and not Job.objects.exists()
