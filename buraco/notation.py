@@ -515,6 +515,9 @@ class _Reader:
                 raise self.fail(f"result.{key} must be a list of whole numbers", (*path, key))
             if len(numbers) != sides:
                 raise self.fail(f"result.{key} has {len(numbers)} numbers; this match has {sides} sides", (*path, key))
+            for side, number in enumerate(numbers):
+                if number not in TOML_INTEGERS:  # TOML cannot write it back; past 4,300 digits neither can str()
+                    raise self.fail(f"result.{key} must be whole numbers of at most 64 bits", (*path, key, side))
             values.append(tuple(numbers))
         assert values[0] is not None
         return Result(values[0], values[1], extra)

@@ -438,3 +438,19 @@ def test_a_note_past_the_action_limit_is_a_notation_error_at_its_ply(ply: int) -
 def test_a_note_past_the_hands_end_but_within_the_limit_is_kept() -> None:
     record = loads(BASE + f'\n[[hands.notes]]\nply = {MAX_ACTIONS}\ntext = "past the end"\n')
     assert record.hands[0].notes[0].ply == MAX_ACTIONS
+
+
+@pytest.mark.parametrize("key", ["scores", "totals"])
+@pytest.mark.parametrize("number", [2**63, -(2**63) - 1, 10**4299])
+def test_a_claimed_score_beyond_64_bits_is_a_notation_error_at_it(key: str, number: int) -> None:
+    # TOML cannot write it back, and past 4,300 digits the analysis of the claim could not
+    # even print the difference (a ValueError in the upload's analysis job)
+    data = base_data()
+    data["hands"][0]["result"] = {"scores": [0, 0], "totals": [0, 0]}
+    data["hands"][0]["result"][key] = [0, number]
+    text = as_json(data)
+    error = error_of(text)
+    assert "64 bits" in error.message and key in error.message
+    assert_at(error, text, str(number)[:30])
+    data["hands"][0]["result"][key] = [0, 2**63 - 1]
+    loads(as_json(data))  # the largest 64-bit number is read
