@@ -1189,8 +1189,10 @@ class UploadChecker:
             failed = list(Job.objects.filter(match_id__in=new, status=Job.Status.FAILED).values_list("kind", "error"))
             logs = "\n".join(self.logs.records)
             kind = failed[0][0] if failed else "?"
-            return Verdict("202 job failed", f"a {kind} job failed", f"upload: {kind} job failed: "
-                           f"{family(str(failed[0][1]) if failed else '')[:60]}", f"{failed}\n{logs}")
+            reason = str((failed[0][1] or {}).get("message", "")) if failed else ""
+            # The exception's type and the start of its message: one signature per cause.
+            return Verdict("202 job failed", f"a {kind} job failed", f"upload: {kind} job failed: {family(reason)[:50]}",
+                           f"{failed}\n{logs}")
         statuses = Counter(item["status"] for item in items if not item["duplicate"])
         for match_id in new[:1]:
             for path in (f"/api/matches/{match_id}/", f"/api/matches/{match_id}/brn/",
