@@ -17,5 +17,5 @@ def analyze_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
     """Analyse one verified match and store its findings (idempotent: a redelivered job is skipped)."""
     return run_job(
         kind=Job.Kind.ANALYZE, match_id=match_id, work=lambda: services.match_analyze(match_id=match_id),
-        last_try=self.request.retries >= self.max_retries,
+        last_try=self.request.retries >= self.max_retries, task_id=self.request.id or "",
     )

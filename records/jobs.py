@@ -15,12 +15,14 @@ does; the service tests use it).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
 import itertools
 import logging
 import queue as queues
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -33,6 +35,20 @@ from .models import Job
 logger = logging.getLogger(__name__)
 
 ANALYSIS_QUEUE = "analysis"
+
+# The Celery task now running a job (its id), set by records.tasks.run_job: a retry or a
+# redelivery of the same task may take back the claim it held (see job_claim).
+_claimant: contextvars.ContextVar[str] = contextvars.ContextVar("claimant", default="")
+
+
+@contextlib.contextmanager
+def claiming_as(task_id: str) -> Iterator[None]:
+    """Claims made inside are held by the task ``task_id``."""
+    token = _claimant.set(task_id or "")
+    try:
+        yield
+    finally:
+        _claimant.reset(token)
 
 
 def claim_lease() -> dt.timedelta:
@@ -116,11 +132,20 @@ def jobs_requeue(*, match_ids: Sequence[int], kind: str, queue: str, send: bool 
 
 def job_claim(*, match_id: int, kind: str) -> bool:
     """Take a match's job of ``kind`` atomically: one worker only, unless an earlier claim's
-    lease ran out (its worker died). Every kind of job is claimed here."""
+    lease ran out (its worker died). Every kind of job is claimed here.
+
+    The task that held the claim may take it back at once (inside :func:`claiming_as` its
+    id): a retry after the database went away mid-job, or the message delivered again
+    after its worker process was killed, need not wait out the lease. Celery keeps a
+    task's id across its retries and redeliveries; a message the sweep sends is a new task.
+    """
     now = timezone.now()
+    claimant = _claimant.get()
     claimable = Q(status=Job.Status.PENDING) | Q(status=Job.Status.RUNNING, claimed_at__lt=now - claim_lease())
+    if claimant:
+        claimable |= Q(status=Job.Status.RUNNING, claimed_by=claimant)
     claimed = Job.objects.filter(claimable, match_id=match_id, kind=kind).update(
-        status=Job.Status.RUNNING, claimed_at=now, attempts=F("attempts") + 1
+        status=Job.Status.RUNNING, claimed_at=now, claimed_by=claimant, attempts=F("attempts") + 1
     )
     return claimed == 1
 

@@ -158,6 +158,7 @@ class Job(models.Model):
     enqueued_at = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)  # the broker took its message; null: in the outbox
     claimed_at = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.CharField(max_length=64, blank=True)  # the Celery task that holds the claim
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)  # why it failed: {"kind": "failed", "message": ...}
     version = models.CharField(max_length=20, blank=True)

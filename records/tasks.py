@@ -41,13 +41,17 @@ JOB_TASK_OPTIONS = {
 }
 
 
-def run_job(*, kind: str, match_id: int, work: Callable[[], str], last_try: bool = False) -> str:
+def run_job(
+    *, kind: str, match_id: int, work: Callable[[], str], last_try: bool = False, task_id: str = ""
+) -> str:
     """Run one job's service; never leave the job running when it cannot finish.
 
     ``last_try``: Celery will not retry again, so a transient error fails the job too.
+    ``task_id``: the Celery task's id; its retries and redeliveries may take back its claim.
     """
     try:
-        return work()
+        with jobs.claiming_as(task_id):
+            return work()
     except SoftTimeLimitExceeded:
         jobs.job_fail(match_id=match_id, kind=kind, reason=f"the {kind} job ran past its time limit")
         return "failed"
@@ -72,7 +76,7 @@ def verify_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
     """Replay one match and store its verdict (idempotent: a redelivered job is skipped)."""
     return run_job(
         kind=Job.Kind.VERIFY, match_id=match_id, work=lambda: services.match_verify(match_id=match_id),
-        last_try=self.request.retries >= self.max_retries,
+        last_try=self.request.retries >= self.max_retries, task_id=self.request.id or "",
     )
 
 

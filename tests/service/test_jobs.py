@@ -52,6 +52,23 @@ def test_it_claims_each_kind_of_job_of_a_match_apart(owner: User) -> None:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", KINDS)
+def test_the_task_that_held_a_claim_takes_it_back_within_its_lease_and_no_other_does(owner: User, kind: str) -> None:
+    # A retry after the database went away mid-job, or the message redelivered after its
+    # worker process was killed, keeps the task's id: it need not wait out the lease.
+    match = pending_job(owner, kind)
+    with jobs.claiming_as("task-1"):
+        assert jobs.job_claim(match_id=match.pk, kind=kind)
+    assert job_of(match.pk, kind).claimed_by == "task-1"
+    with jobs.claiming_as("task-2"):  # e.g. a message the sweep sent meanwhile
+        assert jobs.job_claim(match_id=match.pk, kind=kind) is False
+    assert jobs.job_claim(match_id=match.pk, kind=kind) is False  # nor a claim with no task
+    with jobs.claiming_as("task-1"):
+        assert jobs.job_claim(match_id=match.pk, kind=kind) is True
+    assert job_of(match.pk, kind).attempts == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", KINDS)
 def test_it_takes_over_a_claim_whose_lease_ran_out(owner: User, kind: str) -> None:
     match = pending_job(owner, kind)
     assert jobs.job_claim(match_id=match.pk, kind=kind)
