@@ -11,9 +11,11 @@ What it does, in order:
    (the first pass with the action cache empty, as in a fresh worker; then the
    best of two warm passes), in CPU time of this process (``time.process_time``).
 3. The service, on a dedicated PostgreSQL database (``buraco_bench``, dropped,
-   recreated and migrated) and Redis db 14 (flushed): ``--workers`` Celery
-   worker processes (``-c 1`` each), ``manage.py runserver`` as the web
-   process, one user with an API token.  ``DEBUG=0`` everywhere, as in
+   recreated and migrated) and Redis db 13 (flushed; bench/load.py uses 14, the
+   tests 15): ``--workers`` Celery worker processes (``-c 1`` each), gunicorn as
+   the web process (one process, threads, connections kept as in production;
+   ``--web runserver``: Django's runserver, which opens a connection per
+   request), one user with an API token.  ``DEBUG=0`` everywhere, as in
    production (Django keeps no query log).
 4. Timed: from the first upload POST (multipart zip to ``/api/matches/``) until
    every batch reports ``finished`` on ``/api/batches/{id}/``;
@@ -25,14 +27,17 @@ What it does, in order:
    measures verification plus the storing and sending of the analysis jobs, not the
    analysis itself.  With ``--analysis`` the workers take the analysis queue too and
    the run lasts until every analysis job (a ``records_job`` row of kind ``analyze``)
-   has finished.
+   has finished.  After the timed window, still on the full tables: the CPU of the
+   bench's own polls (a GET of each kind, 20 times) and of 400 verify messages whose
+   job is done (Celery's cost of a message, plus one claim).
 5. Where the time goes: ``services.upload_create`` and ``services.match_verify``
-   in this process, on the same database, for ``--profile-hands`` hands: first
-   each phase of ``match_verify`` timed by hand (no profiler), then cProfile; and
-   ``analysis.services.match_analyze``'s phases for ``--analysis-profile-hands`` hands.
+   in this process, on the same database, for ``--profile-hands`` hands, in CPU
+   time of this process (each phase: inside a wrapped call) and of its PostgreSQL
+   backend; then cProfile in CPU time; and ``analysis.services.match_analyze``'s
+   phases for ``--analysis-profile-hands`` hands (wall time).
 6. Workers and the web process are always stopped (``finally``).
 
-Run: ``.venv/bin/python bench/ingest.py [--hands 10000] [--workers 2] [--quick] [--analysis]``
+Run: ``.venv/bin/python bench/ingest.py [--hands 10000] [--workers 2] [--quick] [--analysis] [--any-engine-corpus]``
 (needs PostgreSQL on 127.0.0.1:5432, user ``postgres`` with trust auth, and
 Redis on 127.0.0.1:6379).  The output is Markdown.
 """
@@ -61,9 +66,8 @@ import uuid
 import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import CodeType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,11 +87,12 @@ MAX_SKIPPED_SEEDS = 100  # self-play that raises this often is broken: stop rath
 PG_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 DB_NAME = "buraco_bench"
 DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
-BROKER_URL = "redis://127.0.0.1:6379/14"
+BROKER_URL = "redis://127.0.0.1:6379/13"  # its own: bench/load.py uses 14 (same queue names), the tests 15
 HOST = "127.0.0.1"
 VERIFY_QUEUES = ("interactive", "bulk", "reverify")
 ANALYSIS_QUEUE = "analysis"  # records.jobs.ANALYSIS_QUEUE: every verdict queues an analysis job there
 
+WEB_THREADS = 4  # gunicorn's threads: an upload, the status sampler and the batch polls at once
 STATUS_INTERVAL = 1.0  # seconds between /api/status/ samples
 BATCH_POLL_INTERVAL = 0.25  # seconds between /api/batches/{id}/ polls
 STARTUP_TIMEOUT = 90.0
@@ -105,6 +110,7 @@ class Corpus:
     actions: int
     skipped_seeds: int
     cached: bool
+    key: str = ""  # the cache directory's name: the engine fingerprint that made it, and the sizes
 
     @property
     def matches(self) -> int:
@@ -179,14 +185,20 @@ def unzip(archive: bytes) -> list[bytes]:
         return [opened.read(info) for info in opened.infolist()]
 
 
-def load_corpus(hands: int, batches: int, cache_root: Path) -> Corpus:
+def load_corpus(hands: int, batches: int, cache_root: Path, any_engine: bool = False) -> Corpus:
+    """The cached corpus of this engine (``any_engine``: the newest cached one of these sizes,
+    whichever engine made it: comparable runs while the engine's sources change), else a new one."""
     cache = cache_root / f"{engine_fingerprint()}-{hands}h-{batches}b"
+    if any_engine and not (cache / "manifest.json").exists():
+        made = sorted(cache_root.glob(f"*-{hands}h-{batches}b/manifest.json"), key=lambda p: p.stat().st_mtime)
+        if made:
+            cache = made[-1].parent
     manifest = cache / "manifest.json"
     if manifest.exists():
         meta = json.loads(manifest.read_text())
         zips = [(cache / name).read_bytes() for name in meta["zips"]]
         sources = [member for archive in zips for member in unzip(archive)]
-        return Corpus(zips, sources, meta["hands"], meta["actions"], meta["skipped"], cached=True)
+        return Corpus(zips, sources, meta["hands"], meta["actions"], meta["skipped"], cached=True, key=cache.name)
 
     records, skipped = generate(hands, batches)
     per_batch = -(-len(records) // batches)
@@ -203,7 +215,7 @@ def load_corpus(hands: int, batches: int, cache_root: Path) -> Corpus:
     manifest.write_text(json.dumps({"zips": names, "hands": total_hands, "actions": total_actions,
                                     "skipped": skipped}))
     sources = [text.encode() for _, text, _, _ in records]
-    return Corpus(zips, sources, total_hands, total_actions, skipped, cached=False)
+    return Corpus(zips, sources, total_hands, total_actions, skipped, cached=False, key=cache.name)
 
 
 # --- 2. the engine alone, one process ----------------------------------------------------
@@ -349,6 +361,12 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         pass
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
 def port_is_free(port: int) -> bool:
     with socket.socket() as probe:
         return probe.connect_ex((HOST, port)) != 0
@@ -460,7 +478,12 @@ class StatusSample:
 # machine runs (other jobs on these 2 cores make the wall times noisy).
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-ROLES = ("web", "workers", "postgres", "bench")
+ROLES = ("web", "workers", "postgres", "postgres-exited", "bench")
+
+
+def service_roles(web: str) -> tuple[str, ...]:
+    """The roles whose CPU is the service's (see CpuSampler on postgres-exited)."""
+    return ("web", "workers", "postgres", "postgres-exited") if web == "runserver" else ("web", "workers", "postgres")
 
 
 def proc_stat(pid: int) -> tuple[int, float, float] | None:
@@ -483,9 +506,12 @@ def machine_busy_seconds() -> float:
 class CpuSampler(threading.Thread):
     """Every second: CPU seconds of the web process, the workers (with their pool children),
     this bench and the PostgreSQL backends serving the bench database.  A process first seen
-    after the start counts from zero.  Backends that live less than a second (runserver opens
-    a connection per request thread) are counted through the postmaster, which reaps them:
-    its children's CPU may include other clients of the same server."""
+    after the start counts from zero; one that exits counts to its last sample.  Backends
+    that live less than a second are missed that way (runserver opens a connection per
+    request thread): ``postgres-exited`` is what the postmaster reaped beyond what was sampled
+    of the bench's exited backends.  It includes the exited backends of every other database
+    on the server and autovacuum workers, so it is part of the service's total only with
+    ``--web runserver`` (with gunicorn the bench database's sessions are counted: a handful)."""
 
     def __init__(self, roots: dict[str, list[int]]) -> None:
         super().__init__(name="cpu-sampler", daemon=True)
@@ -497,6 +523,8 @@ class CpuSampler(threading.Thread):
         self.postmaster: int | None = None
         self.connection: Any = None  # psycopg.Connection, opened in run()
         self.reaped = [0.0, 0.0]  # the postmaster's exited children's CPU, first and last sample
+        self.final: set[int] = set()  # pids alive at the last sample
+        self.sessions = [0, 0]  # pg_stat_database.sessions of the bench database, first and last sample
 
     def _pids(self) -> dict[int, str]:
         parents: dict[int, int] = {}
@@ -524,14 +552,26 @@ class CpuSampler(threading.Thread):
         ).fetchall()
         return [int(row[0]) for row in rows]
 
+    def _sessions(self) -> int:
+        row = self.connection.execute(
+            "SELECT sessions FROM pg_stat_database WHERE datname = %s", (DB_NAME,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def sample(self, first: bool) -> None:
+        alive: set[int] = set()
         for pid, role in self._pids().items():
             stat = proc_stat(pid)
             if stat is None:
                 continue
+            alive.add(pid)
             if pid not in self.first:
                 self.first[pid] = stat[1] if first else 0.0
             self.last[pid] = (role, stat[1])
+        self.final = alive
+        self.sessions[1] = self._sessions()
+        if first:
+            self.sessions[0] = self.sessions[1]
         postmaster = proc_stat(self.postmaster) if self.postmaster is not None else None
         if postmaster is not None:
             if first:
@@ -556,10 +596,16 @@ class CpuSampler(threading.Thread):
     def stop(self) -> dict[str, float]:
         self._stop_event.set()
         self.join(timeout=60)
+        return self.totals()
+
+    def totals(self) -> dict[str, float]:
         totals = dict.fromkeys(ROLES, 0.0)
+        sampled_exited = 0.0
         for pid, (role, seconds) in self.last.items():
             totals[role] += seconds - self.first[pid]
-        totals["postgres"] += self.reaped[1] - self.reaped[0]
+            if role == "postgres" and pid not in self.final:
+                sampled_exited += seconds - self.first[pid]
+        totals["postgres-exited"] = max(0.0, self.reaped[1] - self.reaped[0] - sampled_exited)
         return totals
 
 
@@ -653,12 +699,15 @@ class RunResult:
     sample_errors: int
     cpu_s: dict[str, float]  # CPU seconds by role during the timed run
     machine_cpu_s: float  # CPU seconds of every process on the machine, same window
+    sessions: int  # PostgreSQL sessions opened on the bench database in the window
     jobs: JobStats
     analysis: AnalysisStats
     analysis_wall_s: float | None  # first POST until every analysis job finished (with --analysis)
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float]
     versions: dict[str, str] = field(default_factory=dict)
+    batch_polls: int = 0  # GETs of /api/batches/{id}/ during the run
+    overheads: dict[str, dict[str, float]] = field(default_factory=dict)  # cpu_window of each, after the run
 
     @property
     def hands_per_s(self) -> float:
@@ -738,9 +787,21 @@ def analysis_unfinished() -> int:
     return int(row[0]) if row else 0
 
 
-def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_analysis: bool = False) -> RunResult:
+def web_command(web: str, port: int) -> list[str]:
+    """The web process: gunicorn as in production (one process, threads, connections kept
+    ``DB_CONN_MAX_AGE``), or Django's runserver (a thread and a new connection per request)."""
+    if web == "runserver":
+        return [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"]
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    return [str(gunicorn), "buraco_site.wsgi:application", "-b", f"{HOST}:{port}", "-k", "gthread", "-w", "1",
+            "--threads", str(WEB_THREADS), "--timeout", "600", "--log-level", "warning", "--error-logfile", "-"]
+
+
+def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_analysis: bool = False,
+                web_server: str = "gunicorn") -> RunResult:
     """The timed run. The workers take the verify queues; with ``with_analysis`` the analysis
     queue too, and the run lasts until every analysis job has finished as well."""
+    port = port or free_port()
     if not port_is_free(port):
         raise SystemExit(f"port {port} is in use: pass --port")
     env = service_env()
@@ -759,7 +820,7 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_ana
                 sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", queues, "-c", "1",
                 "-n", name, "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
             ], env).pid)
-        web = processes.start("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"], env)
+        web = processes.start("web", web_command(web_server, port), env)
         api = Api(f"http://{HOST}:{port}", token)
         wait_for_web(api, processes)
         wait_for_workers(names, processes)
@@ -771,6 +832,7 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_ana
         cpu.start()
         sampler = StatusSampler(api, start)
         sampler.start()
+        batch_polls = 0
         try:
             uploads: list[Upload] = []
             for index, archive in enumerate(corpus.batches, start=1):
@@ -785,6 +847,7 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_ana
             pending = [u.batch for u in uploads]
             deadline = time.monotonic() + RUN_TIMEOUT
             while pending:
+                batch_polls += 1
                 if api.get(f"/api/batches/{pending[0]}/")["finished"]:
                     pending.pop(0)
                     continue
@@ -808,16 +871,71 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_ana
         load_after = os.getloadavg()
         jobs = job_stats()
         analysis = analysis_stats()
+        # After the timed window, with the tables as full as they got: what the bench's own
+        # polling cost the service, and what Celery costs a message on its own.
+        roots = {"web": [web.pid], "workers": worker_pids}
+        overheads = {
+            "status": cpu_window(roots, lambda: [api.get("/api/status/") for _ in range(OVERHEAD_CALLS)]),
+            "batch": cpu_window(roots, lambda: [api.get(f"/api/batches/{uploads[-1].batch}/")
+                                                for _ in range(OVERHEAD_CALLS)]),
+            "message": cpu_window(roots, lambda: skipped_messages(OVERHEAD_MESSAGES, processes)),
+        }
     finally:
         processes.stop()
 
     return RunResult(
         workers=workers, uploads=uploads, upload_s=upload_s, wall_s=wall_s,
         last_verdict_s=jobs.last_verified - wall_start, first_claim_s=jobs.first_claimed - wall_start, samples=sampler.samples, sample_errors=sampler.errors,
-        cpu_s=cpu_s, machine_cpu_s=cpu.machine_s,
+        cpu_s=cpu_s, machine_cpu_s=cpu.machine_s, sessions=cpu.sessions[1] - cpu.sessions[0],
         jobs=jobs, analysis=analysis, analysis_wall_s=analysis_wall_s,
         load_before=load_before, load_after=load_after, versions=versions,
+        batch_polls=batch_polls, overheads=overheads,
     )
+
+
+OVERHEAD_CALLS = 20  # GETs of /api/status/ and of /api/batches/{id}/ timed after the run
+OVERHEAD_MESSAGES = 400  # verify messages for jobs already done, timed after the run
+
+
+def cpu_window(roots: dict[str, list[int]], work: Callable[[], object]) -> dict[str, float]:
+    """CPU seconds by role (the service's processes and the bench database's backends) while
+    ``work`` runs."""
+    import psycopg
+
+    sampler = CpuSampler(roots)
+    with psycopg.connect(DATABASE_URL, autocommit=True) as sampler.connection:
+        sampler.sample(first=True)
+        work()
+        sampler.sample(first=False)
+    return sampler.totals()
+
+
+def skipped_messages(count: int, processes: Processes) -> None:
+    """``count`` verify messages for matches whose job is done, as a redelivery would send them:
+    each one's task claims nothing (one UPDATE) and returns, so the workers' CPU is Celery's
+    own cost of a message, plus that UPDATE.  Returns once the workers have taken them all."""
+    import psycopg
+    import redis
+    from celery import Celery
+
+    with psycopg.connect(DATABASE_URL) as connection:
+        ids = [int(row[0]) for row in connection.execute(
+            "SELECT match_id FROM records_job WHERE kind = 'verify' AND status = 'done' ORDER BY match_id LIMIT %s",
+            (count,),
+        ).fetchall()]
+    app = Celery("bench-overhead", broker=BROKER_URL, set_as_current=False)
+    client = redis.Redis.from_url(BROKER_URL)
+    try:
+        for index in range(count):
+            app.send_task("records.tasks.verify_match", args=(ids[index % len(ids)],), queue="bulk")
+        deadline = time.monotonic() + 300
+        while client.llen("bulk") or client.hlen("unacked"):
+            if time.monotonic() > deadline:
+                raise SystemExit("the workers did not take the bench's overhead messages within 300 s")
+            processes.check_alive()
+            time.sleep(0.1)
+    finally:
+        app.close()
 
 
 # --- 5. where the time goes: the services in this process --------------------------------------
@@ -829,22 +947,30 @@ class Phase:
     seconds: float
 
 
+@dataclass(frozen=True)
+class CpuSplit:
+    """One service run over the profile's matches: this process's CPU, phase by phase, and the
+    CPU of the PostgreSQL backend that served it."""
+
+    process_s: float  # this process, the whole run
+    backend_s: float  # its PostgreSQL backend, the same window (from /proc)
+    wall_s: float
+    phases: list[Phase]  # this process's CPU in each wrapped call; names indented by two spaces are inside the line above
+
+
 @dataclass
 class ProfileResult:
     matches: int
     hands: int
-    upload_s: float  # upload_create of one zip, no profiler
-    verify_s: float  # match_verify for every match, no profiler
-    split: list[Phase]  # match_verify's phases timed by hand, no profiler
-    upload_parts: list[Phase]  # from cProfile of upload_create
-    verify_parts: list[Phase]  # from cProfile of match_verify
-    upload_profiled_s: float
-    verify_profiled_s: float
-    upload_top: str
+    engine_s: float  # verify(loads()) of the same records in this process (Django loaded), CPU, best of two
+    upload: CpuSplit
+    verify: CpuSplit
+    skip_s: float  # match_verify of a job already done, a call: this process + its backend
+    upload_top: str  # cProfile in CPU time
     verify_top: str
     analysis_matches: int = 0
     analysis_hands: int = 0
-    analysis_split: list[Phase] = field(default_factory=list)  # match_analyze's phases, no profiler
+    analysis_split: list[Phase] = field(default_factory=list)  # match_analyze's phases, wall time
 
 
 def setup_django() -> None:
@@ -857,21 +983,6 @@ def setup_django() -> None:
     django.setup()
 
 
-def code_of(function: Any) -> CodeType:
-    """The code object of a function, under decorators that keep ``__wrapped__``."""
-    while hasattr(function, "__wrapped__"):
-        function = function.__wrapped__
-    code: CodeType = function.__code__
-    return code
-
-
-def cumulative(stats: pstats.Stats, function: Any) -> float:
-    code = code_of(function)
-    key = (code.co_filename, code.co_firstlineno, code.co_name)
-    entry = stats.stats.get(key)  # type: ignore[attr-defined]
-    return float(entry[3]) if entry else 0.0
-
-
 def top_lines(stats: pstats.Stats, sort: str, count: int) -> str:
     stream = io.StringIO()
     stats.stream = stream  # type: ignore[attr-defined]
@@ -882,23 +993,85 @@ def top_lines(stats: pstats.Stats, sort: str, count: int) -> str:
     return "\n".join(line.replace(str(ROOT) + "/", "") for line in lines[start:] if line.strip())
 
 
-def profiled(run: Callable[[], None]) -> tuple[pstats.Stats, float]:
-    profiler = cProfile.Profile()
-    start = time.perf_counter()
+def profiled(run: Callable[[], None]) -> pstats.Stats:
+    """cProfile of ``run`` in CPU time (its default, wall time, counts the waits on PostgreSQL)."""
+    profiler = cProfile.Profile(time.process_time)
     profiler.enable()
     run()
     profiler.disable()
-    return pstats.Stats(profiler), time.perf_counter() - start
+    return pstats.Stats(profiler)
+
+
+class CallTimer:
+    """Adds up this process's CPU time inside chosen functions while active: each target is
+    (object, attribute, label), the attribute replaced by a wrapper and put back on exit.
+    A target missing from its object (the service changed) is left out."""
+
+    def __init__(self, targets: Sequence[tuple[Any, str, str]]) -> None:
+        self.targets = [(owner, name, label) for owner, name, label in targets if hasattr(owner, name)]
+        self.seconds: dict[str, float] = {label: 0.0 for _, _, label in self.targets}
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    def _wrap(self, function: Callable[..., Any], label: str) -> Callable[..., Any]:
+        seconds = self.seconds
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                seconds[label] += time.process_time() - start
+
+        return timed
+
+    def __enter__(self) -> CallTimer:
+        for owner, name, label in self.targets:
+            # A class's own attribute is put back as it was (a function, not a bound method).
+            original = vars(owner).get(name, _INHERITED) if isinstance(owner, type) else getattr(owner, name)
+            self._saved.append((owner, name, original))
+            setattr(owner, name, self._wrap(getattr(owner, name), label))
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for owner, name, original in reversed(self._saved):
+            if original is _INHERITED:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)
+        self._saved.clear()
+
+
+_INHERITED = object()  # CallTimer: the attribute was the class's base's
+
+
+def backend_cpu() -> float:
+    """CPU seconds so far of the PostgreSQL backend serving this process's Django connection."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        row = cursor.fetchone()
+    stat = proc_stat(int(row[0])) if row else None
+    return stat[1] if stat else 0.0
+
+
+def cpu_split(run: Callable[[], None], targets: Sequence[tuple[Any, str, str]]) -> CpuSplit:
+    backend = backend_cpu()
+    wall = time.perf_counter()
+    with CallTimer(targets) as timer:
+        start = time.process_time()
+        run()
+        process_s = time.process_time() - start
+    wall_s = time.perf_counter() - wall
+    backend_s = backend_cpu() - backend
+    return CpuSplit(process_s, backend_s, wall_s, [Phase(label, s) for label, s in timer.seconds.items()])
 
 
 def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int = 0) -> ProfileResult:
     setup_django()
-    import psycopg
+    from celery.app.task import Task
     from django.contrib.auth.models import User
-    from django.db.backends.base.base import BaseDatabaseWrapper
-    from django.db.models import Model, QuerySet
-
-    from buraco.replay import MatchReport
+    from django.db.models import QuerySet
 
     # Imported by name: mypy then does not follow into the service's modules (checked on their own).
     services: Any = importlib.import_module("records.services")
@@ -907,7 +1080,7 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
     Job: Any = importlib.import_module("records.models").Job
 
     # Records from the start of the corpus (consecutive seeds: every rule set), uploaded
-    # again by a second user: the same texts, new rows.
+    # again by other users: the same texts, new rows.
     chosen: list[bytes] = []
     total = 0
     for source in corpus.sources:
@@ -915,70 +1088,85 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
             break
         chosen.append(source)
         total += len(loads(source).hands)
-    archive = zip_of([(f"{i:04d}.brn", s) for i, s in enumerate(chosen)])
-    owner = User.objects.create_user("bench-profile")
-    upload = [services.UploadedFile("profile.zip", archive)]
+    upload = [services.UploadedFile("profile.zip", zip_of([(f"{i:04d}.brn", s) for i, s in enumerate(chosen)]))]
+    engine_s = min(verify_all(chosen) for _ in range(2))
 
     def reset(ids: list[int], kind: str = Job.Kind.VERIFY) -> None:
         Job.objects.filter(match_id__in=ids, kind=kind).update(status=Job.Status.PENDING, claimed_at=None)
 
-    def upload_once(user: Any) -> list[int]:
-        result = services.upload_create(owner=user, files=upload)
-        return [m.pk for m in result.matches]
+    users = iter(User.objects.create_user(f"bench-profile-{n}") for n in range(1, 100))
 
-    # upload_create: once unprofiled (owner), once profiled (a third user, same texts).
-    start = time.perf_counter()
-    ids = upload_once(owner)
-    upload_s = time.perf_counter() - start
-    other = User.objects.create_user("bench-profile-2")
+    def upload_once() -> list[int]:
+        return [m.pk for m in services.upload_create(owner=next(users), files=upload).matches]
 
-    def upload_again() -> None:
-        upload_once(other)
+    bulk_create = QuerySet.bulk_create
 
-    upload_stats, upload_profiled_s = profiled(upload_again)
+    def bulk_create_by_model(self: Any, objs: Any, *args: Any, **kwargs: Any) -> Any:
+        label = f"  of which the INSERT of {self.model.__name__} rows (bulk_create)"
+        start = time.process_time()
+        try:
+            return bulk_create(self, objs, *args, **kwargs)
+        finally:
+            by_model[label] = by_model.get(label, 0.0) + time.process_time() - start
 
-    # match_verify, phase by phase, exactly as its body runs; no profiler.
-    names = ("claim (job_claim: one UPDATE of the Job row)", "fetch the match row", "engine: loads",
-             "engine: verify", "_store_verdict (hands, match, job done, analysis job queued, commit)")
+    by_model: dict[str, float] = {}
+    upload_targets = [
+        (services, "expand_upload", "unzip (expand_upload)"),
+        (services, "parse_uploads", "parse every record (parse_uploads: loads)"),
+        (services, "_matches_store", "store matches, jobs, hands, reviews (_matches_store)"),
+        (services, "_match_store", "store matches, jobs, hands, reviews (_match_store, one by one)"),
+        (services, "jobs_send", "send the verify jobs after the commit (jobs_send)"),
+        (Task, "apply_async", "  of which apply_async, a message each"),
+    ]
+    ids = upload_once()  # the first upload on fresh tables runs slower: not timed
 
-    def split_once() -> list[Phase]:
-        reset(ids)
-        phases = dict.fromkeys(names, 0.0)
-        for match_id in ids:
-            t0 = time.perf_counter()
-            if not jobs.job_claim(match_id=match_id, kind=Job.Kind.VERIFY):
-                raise SystemExit(f"match {match_id} could not be claimed")
-            t1 = time.perf_counter()
-            match = Match.objects.get(pk=match_id)
-            t2 = time.perf_counter()
-            record = loads(bytes(match.source))
-            t3 = time.perf_counter()
-            report = verify(record)
-            t4 = time.perf_counter()
-            services._store_verdict(match, report)
-            t5 = time.perf_counter()
-            for name, seconds in zip(names, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
-                phases[name] += seconds
-        return [Phase(name, seconds) for name, seconds in phases.items()]
+    def upload_split() -> CpuSplit:
+        by_model.clear()
+        QuerySet.bulk_create = bulk_create_by_model  # type: ignore[method-assign]
+        try:
+            split = cpu_split(upload_once, upload_targets)
+        finally:
+            QuerySet.bulk_create = bulk_create  # type: ignore[method-assign]
+        store = next((i for i, p in enumerate(split.phases) if p.name.startswith("store")), len(split.phases))
+        extra = [Phase(name, seconds) for name, seconds in sorted(by_model.items())]
+        return replace(split, phases=[*split.phases[:store + 1], *extra, *split.phases[store + 1:]])
+
+    upload_cpu = min((upload_split() for _ in range(2)), key=lambda s: s.process_s)
+
+    verify_targets = [
+        (services, "job_claim", "claim (job_claim: one UPDATE, autocommit)"),
+        (services, "loads", "engine: loads"),
+        (services, "verify", "engine: verify"),
+        (services, "_store_verdict", "verdict stored (_store_verdict: one transaction, its commit and after-commit send)"),
+        (services, "_hand_verdicts_store", "  the hands' verdicts (one UPDATE ... FROM (VALUES ...))"),
+        (services, "job_finish", "  the verify job done (job_finish: one UPDATE)"),
+        (services, "jobs_requeue", "  the analysis job queued (jobs_requeue: an upsert)"),
+        (jobs, "jobs_send", "  the analysis job sent after the commit (jobs_send)"),
+        (Task, "apply_async", "    of which apply_async"),
+    ]
 
     def verify_each() -> None:
         for match_id in ids:
             services.match_verify(match_id=match_id)
 
-    def verify_once() -> float:
+    def verify_split() -> CpuSplit:
         reset(ids)
-        start = time.perf_counter()
-        verify_each()
-        return time.perf_counter() - start
+        return cpu_split(verify_each, verify_targets)
 
-    # Best of two of each: the first pass over fresh rows, right after the uploads, runs slower.
-    split = min((split_once() for _ in range(2)), key=lambda phases: sum(p.seconds for p in phases))
-    verify_s = min(verify_once() for _ in range(2))
-    reset(ids)
-    verify_stats, verify_profiled_s = profiled(verify_each)
+    # Best of two: the first pass over fresh rows, right after the uploads, runs slower.
+    verify_cpu = min((verify_split() for _ in range(2)), key=lambda s: s.process_s)
     if (Job.objects.filter(match_id__in=ids, kind=Job.Kind.VERIFY).exclude(status=Job.Status.DONE).exists()
             or Match.objects.filter(pk__in=ids).exclude(valid=True).exists()):
         raise SystemExit("a profiled match did not verify")
+    skipped = cpu_split(verify_each, [])  # every job is done now: a redelivery's work
+    skip_s = (skipped.process_s + skipped.backend_s) / len(ids)
+
+    def upload_profiled() -> None:
+        upload_once()
+
+    upload_stats = profiled(upload_profiled)
+    reset(ids)
+    verify_stats = profiled(verify_each)
 
     # match_analyze (the analysis job each verdict queues), phase by phase, once: it costs
     # far more than a verify, so only the first ``analysis_hands`` hands' matches.
@@ -1015,41 +1203,8 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
                 aphases[name] += seconds
         analysis_split = [Phase(name, seconds) for name, seconds in aphases.items()]
 
-    db_wait = (psycopg.Cursor.execute, psycopg.Connection.commit)
-    verify_total = cumulative(verify_stats, services.match_verify)
-    verify_parts = [
-        Phase("match_verify, all", verify_total),
-        Phase("claim (job_claim: one UPDATE, autocommit)", cumulative(verify_stats, jobs.job_claim)),
-        Phase("engine: notation.loads", cumulative(verify_stats, loads)),
-        Phase("engine: replay.verify", cumulative(verify_stats, verify)),
-        Phase("_store_verdict, body", cumulative(verify_stats, services._store_verdict)),
-        Phase("  the hands: their ids, then one UPDATE each", 0.0),  # filled in below
-        Phase("  MatchReport.as_dict", cumulative(verify_stats, MatchReport.as_dict)),
-        Phase("  Match.save (update_fields)", cumulative(verify_stats, Model.save)),
-        Phase("  job done (job_finish: one UPDATE)", cumulative(verify_stats, jobs.job_finish)),
-        Phase("  analysis job queued (jobs_requeue: upsert)", cumulative(verify_stats, jobs.jobs_requeue)),
-        Phase("analysis message sent after the commit (jobs_send)", cumulative(verify_stats, jobs.jobs_send)),
-        Phase("transaction commit", cumulative(verify_stats, BaseDatabaseWrapper.commit)),
-        Phase("waiting on PostgreSQL (psycopg execute + commit)", sum(cumulative(verify_stats, f) for f in db_wait)),
-    ]
-    body = verify_parts[4].seconds
-    known = sum(p.seconds for p in verify_parts[6:10])
-    verify_parts[5] = Phase(verify_parts[5].name, max(0.0, body - known))
-
-    upload_parts = [
-        Phase("upload_create, all", cumulative(upload_stats, services.upload_create)),
-        Phase("unzip (expand_upload)", cumulative(upload_stats, services.expand_upload)),
-        Phase("parse every record (parse_uploads -> loads)", cumulative(upload_stats, services.parse_uploads)),
-        Phase("store matches + hands (_match_store)", cumulative(upload_stats, services._match_store)),
-        Phase("  of which Hand bulk_create", cumulative(upload_stats, QuerySet.bulk_create)),
-        Phase("transaction commit", cumulative(upload_stats, BaseDatabaseWrapper.commit)),
-        Phase("send the verify jobs (jobs_send: apply_async per match)", cumulative(upload_stats, jobs.jobs_send)),
-        Phase("waiting on PostgreSQL (psycopg execute + commit)", sum(cumulative(upload_stats, f) for f in db_wait)),
-    ]
     return ProfileResult(
-        matches=len(ids), hands=total, upload_s=upload_s, verify_s=verify_s, split=split,
-        upload_parts=upload_parts, verify_parts=verify_parts,
-        upload_profiled_s=upload_profiled_s, verify_profiled_s=verify_profiled_s,
+        matches=len(ids), hands=total, engine_s=engine_s, upload=upload_cpu, verify=verify_cpu, skip_s=skip_s,
         upload_top=top_lines(upload_stats, "cumulative", top),
         verify_top=top_lines(verify_stats, "tottime", top),
         analysis_matches=len(analysis_ids), analysis_hands=analysis_total, analysis_split=analysis_split,
@@ -1063,6 +1218,14 @@ def flush_broker() -> None:
 
 
 # --- the report -------------------------------------------------------------------------------
+
+
+def git_head() -> str:
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                          check=False)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True, check=False)
+    return (done.stdout.strip() or "?") + (" + uncommitted changes" if dirty.stdout.strip() else "")
 
 
 def cpu_model() -> str:
@@ -1083,7 +1246,8 @@ def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult,
     out(f"Machine: {cpu_model()}, {cores} cores; Python {platform.python_version()}; "
         f"PostgreSQL {run.versions.get('postgresql')}, Redis {run.versions.get('redis')}.")
     out(f"Command: `.venv/bin/python bench/ingest.py --hands {args.hands} --workers {args.workers}"
-        f" --batches {args.batches}{' --analysis' if args.analysis else ''}`")
+        f" --batches {args.batches} --web {args.web}{' --analysis' if args.analysis else ''}`"
+        f" (commit {git_head()}, engine sha256 {engine_fingerprint()[:12]})")
     out("Workers take the verify queues (" + ", ".join(VERIFY_QUEUES) + ")"
         + (f" and the {ANALYSIS_QUEUE} queue: the timed run includes every analysis job."
            if args.analysis else
@@ -1093,7 +1257,7 @@ def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult,
     out(f"Corpus: {corpus.matches} matches, {corpus.hands} hands, {corpus.actions} actions, "
         f"{corpus.megabytes:.1f} MB of BRN in {len(corpus.batches)} zips ({corpus.zip_megabytes:.1f} MB); "
         f"{len(VARIANT_IDS)} rule sets, {HANDS_PER_MATCH} hands a match"
-        f"{'; cached' if corpus.cached else ''}{f'; {corpus.skipped_seeds} seeds skipped' if corpus.skipped_seeds else ''}.")
+        f"{f'; cached ({corpus.key})' if corpus.cached else f'; generated ({corpus.key})'}{f'; {corpus.skipped_seeds} seeds skipped' if corpus.skipped_seeds else ''}.")
     out("")
     out("| measure | value |")
     out("|---|---|")
@@ -1126,13 +1290,35 @@ def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult,
         out(f"| max broker depth (Redis messages) | {max(brokers) if brokers else 'n/a'} |")
         out(f"| oldest waiting job, max age | {max(ages) if ages else 0:.1f} s |")
         out(f"| /api/status/ samples | {len(samples)} (every {STATUS_INTERVAL:.0f} s; {run.sample_errors} failed) |")
-    ours = sum(run.cpu_s.values())
     per_hand = 1000 / jobs.hands
+    roles = service_roles(args.web)
     for role in ROLES:
-        out(f"| CPU: {role} | {run.cpu_s[role]:.1f} s = {run.cpu_s[role] * per_hand:.2f} ms a hand |")
-    service = ours - run.cpu_s["bench"]
-    out(f"| CPU: the service (web + workers + postgres) | {service:.1f} s = {service * per_hand:.2f} ms a hand; "
-        f"ceiling on {cores} cores with nothing else running: {cores * jobs.hands / service:.0f} hands/s |")
+        counted = "" if role in roles or role == "bench" else " (not counted: mostly other databases' clients)"
+        out(f"| CPU: {role}{counted} | {run.cpu_s[role]:.1f} s = {run.cpu_s[role] * per_hand:.2f} ms a hand |")
+    service = sum(run.cpu_s[role] for role in roles)
+    ours = service + run.cpu_s["bench"]
+    out(f"| CPU: the service ({' + '.join(roles)}) | {service:.1f} s = "
+        f"**{service * per_hand:.2f} ms a hand**; ceiling on {cores} cores with nothing else running: "
+        f"{cores * jobs.hands / service:.0f} hands/s |")
+    out(f"| the service / the engine alone, CPU a hand | **{service * per_hand / (1000 / engine.hands_per_s):.2f}x** |")
+    out(f"| PostgreSQL sessions opened on the bench database during the run | {run.sessions} |")
+    if run.overheads:
+        def per_call(name: str, calls: int) -> tuple[float, float]:
+            cpu = run.overheads[name]
+            return (cpu["web"] + cpu["postgres"]) / calls, cpu["workers"] / calls
+
+        status, _ = per_call("status", OVERHEAD_CALLS)
+        batch, _ = per_call("batch", OVERHEAD_CALLS)
+        polls = status * len(samples) + batch * run.batch_polls
+        out(f"| of which the bench's own polling (after the run: web + postgres {status * 1000:.1f} ms a GET of "
+            f"/api/status/, {batch * 1000:.1f} ms of /api/batches/{{id}}/; {len(samples)} and {run.batch_polls} "
+            f"of them in the run) | {polls:.1f} s = {polls * per_hand:.2f} ms a hand; the service without it: "
+            f"{(service - polls) * per_hand:.2f} ms a hand, "
+            f"{(service - polls) * per_hand / (1000 / engine.hands_per_s):.2f}x the engine |")
+        message = run.overheads["message"]
+        out(f"| a verify message whose job is done (after the run, {OVERHEAD_MESSAGES} of them): Celery's cost "
+            f"of a message plus one claim UPDATE | workers {message['workers'] / OVERHEAD_MESSAGES * 1000:.2f} ms, "
+            f"postgres {message['postgres'] / OVERHEAD_MESSAGES * 1000:.2f} ms a message |")
     out(f"| CPU: every other process on the machine (other jobs), same window | {max(0.0, run.machine_cpu_s - ours):.1f} s "
         f"(of {cores * (run.analysis_wall_s or run.wall_s):.0f} core-seconds) |")
     out(f"| verdicts | {jobs.verified} verified, {jobs.invalid} invalid, {jobs.failed} not finished; "
@@ -1152,52 +1338,46 @@ def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult,
     if profile is None:
         return
     per_hand = 1000 / profile.hands
-    out(f"Where the time goes: the services in one process, same database, {profile.matches} matches "
-        f"({profile.hands} hands), no Celery, no HTTP.")
+    up, ver = profile.upload, profile.verify
+    out(f"Where the time goes: the services in this process on the same database, {profile.matches} matches "
+        f"({profile.hands} hands, the first of the corpus), no Celery, no HTTP; CPU time of this process "
+        f"(phases: inside each call) and of its PostgreSQL backend (from /proc), best of two.")
     out("")
-    out(f"`upload_create` (one zip): {profile.upload_s:.2f} s = {profile.upload_s * per_hand:.2f} ms a hand. "
-        f"`match_verify`: {profile.verify_s:.2f} s = {profile.verify_s * per_hand:.2f} ms a hand "
-        f"(the engine alone: {1000 / engine.hands_per_s:.2f} ms a hand).")
-    out("")
-    out("`match_verify` phase by phase (timed by hand, no profiler):")
-    out("")
-    out("| phase | ms a hand | share |")
-    out("|---|---|---|")
-    split_total = sum(p.seconds for p in profile.split)
-    for phase in profile.split:
-        out(f"| {phase.name} | {phase.seconds * per_hand:.2f} | {phase.seconds / split_total:.0%} |")
-    out(f"| all | {split_total * per_hand:.2f} | 100% |")
-    out("")
-    for title, parts, seconds in (
-        ("`match_verify` under cProfile", profile.verify_parts, profile.verify_profiled_s),
-        ("`upload_create` under cProfile", profile.upload_parts, profile.upload_profiled_s),
-    ):
-        base = parts[0].seconds or seconds
-        out(f"{title} ({seconds:.2f} s profiled; cumulative times, shares of the first line):")
+    for title, split in (("`upload_create` (one zip)", up), ("`match_verify` (each match)", ver)):
+        out(f"{title}: this process {split.process_s * per_hand:.2f} ms a hand, its PostgreSQL backend "
+            f"{split.backend_s * per_hand:.2f} ms (wall {split.wall_s * per_hand:.2f} ms)")
         out("")
-        out("| part | s | share |")
+        out("| phase | CPU ms a hand | share of the process's |")
         out("|---|---|---|")
-        for part in parts:
-            out(f"| {part.name} | {part.seconds:.3f} | {part.seconds / base:.0%} |")
+        outer = sum(p.seconds for p in split.phases if not p.name.startswith(" "))
+        for phase in split.phases:
+            out(f"| {phase.name} | {phase.seconds * per_hand:.3f} | {phase.seconds / split.process_s:.0%} |")
+        rest = split.process_s - outer
+        out(f"| the rest (queries not listed: lookups, the match's fetch and UPDATE, transactions) "
+            f"| {rest * per_hand:.3f} | {rest / split.process_s:.0%} |")
         out("")
+    out(f"The engine alone on the same records in this process (Django loaded): "
+        f"{profile.engine_s * per_hand:.2f} ms a hand. A redelivered message's `match_verify` (job done): "
+        f"{profile.skip_s * 1000:.2f} ms a call, this process and its backend.")
+    out("")
     if profile.analysis_split:
         a_hand = 1000 / profile.analysis_hands
         a_total = sum(p.seconds for p in profile.analysis_split)
         out(f"`match_analyze` (the analysis job) phase by phase, once, {profile.analysis_matches} matches "
-            f"({profile.analysis_hands} hands): {a_total:.2f} s = {a_total * a_hand:.1f} ms a hand")
+            f"({profile.analysis_hands} hands), wall time: {a_total:.2f} s = {a_total * a_hand:.1f} ms a hand")
         out("")
         out("| phase | ms a hand | share |")
         out("|---|---|---|")
         for phase in profile.analysis_split:
             out(f"| {phase.name} | {phase.seconds * a_hand:.2f} | {phase.seconds / a_total:.0%} |")
         out("")
-    out("Top of the `match_verify` profile by own time:")
+    out("Top of the `match_verify` profile by own CPU time:")
     out("")
     out("```")
     out(profile.verify_top)
     out("```")
     out("")
-    out("Top of the `upload_create` profile by cumulative time:")
+    out("Top of the `upload_create` profile by cumulative CPU time:")
     out("")
     out("```")
     out(profile.upload_top)
@@ -1220,8 +1400,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--analysis-profile-hands", type=int, default=50,
                         help="hands for the in-process match_analyze timing in step 5 (0: skip)")
     parser.add_argument("--top", type=int, default=15, help="profile lines to print")
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=int, default=0, help="the web process's port (default: a free one)")
+    parser.add_argument("--web", choices=("gunicorn", "runserver"), default="gunicorn",
+                        help=f"the web process: gunicorn (gthread, 1 process, {WEB_THREADS} threads; default) or runserver")
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "buraco-bench-ingest")
+    parser.add_argument("--any-engine-corpus", action="store_true",
+                        help="reuse the newest cached corpus of these sizes even if the engine's sources changed since")
     args = parser.parse_args(argv)
     if args.quick:
         args.hands, args.profile_hands = 1000, 100
@@ -1230,12 +1414,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("need at least one match per batch and one worker")
 
     print(f"[1/5] corpus: {args.hands} hands ...", file=sys.stderr, flush=True)
-    corpus = load_corpus(args.hands, args.batches, args.cache_dir)
+    corpus = load_corpus(args.hands, args.batches, args.cache_dir, any_engine=args.any_engine_corpus)
     print(f"[2/5] engine alone on {corpus.hands} hands ...", file=sys.stderr, flush=True)
     engine = measure_engine(corpus)
     log_dir = Path(tempfile.mkdtemp(prefix="bench-ingest-logs-"))
     print(f"[3/5] service: {args.workers} workers, logs in {log_dir} ...", file=sys.stderr, flush=True)
-    run = run_service(corpus, args.workers, args.port, log_dir, with_analysis=args.analysis)
+    run = run_service(corpus, args.workers, args.port, log_dir, with_analysis=args.analysis, web_server=args.web)
     print(f"[4/5] end to end: {run.wall_s:.1f} s", file=sys.stderr, flush=True)
     profile = None
     if not args.no_profile:
