@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, Field, Model, OuterRef, Q
 from django.utils import timezone
 
 import buraco
 from buraco.notation import Record, loads
-from buraco.replay import MatchReport, verify
+from buraco.replay import HandReport, MatchReport, verify
 
 from .jobs import ANALYSIS_QUEUE, job_claim, job_finish, jobs_requeue, jobs_send
 from .models import Batch, Hand, Job, Match
@@ -190,50 +191,98 @@ def match_verify(*, match_id: int) -> str:
     """Replay one stored match with the engine and store its verdict. Idempotent."""
     if not job_claim(match_id=match_id, kind=Job.Kind.VERIFY):
         return "skipped"
-    match = Match.objects.get(pk=match_id)
-    record = loads(bytes(match.source))
-    report = verify(record)
-    _store_verdict(match, report)
+    source = Match.objects.values_list("source", flat=True).get(pk=match_id)
+    report = verify(loads(bytes(source)))
+    _store_verdict(match_id, report)
     return Match.Status.VERIFIED if report.valid else Match.Status.INVALID
 
 
 @transaction.atomic
-def _store_verdict(match: Match, report: MatchReport) -> None:
+def _store_verdict(match_id: int, report: MatchReport) -> None:
     """Each hand's verdict on its row, the match's summary on the match, the job done, and
-    the analysis queued: all or nothing."""
-    # One plain UPDATE per hand: bulk_update builds CASE expressions in Python, which
-    # cost more than the engine's own replay (bench/ingest.py profile).
-    hand_ids = dict(Hand.objects.filter(match=match).values_list("number", "pk"))
-    for hand_report in report.hands:
-        hand_id = hand_ids.get(hand_report.hand)
-        if hand_id is None:
-            continue
-        Hand.objects.filter(pk=hand_id).update(
-            valid=hand_report.valid,
-            finished=hand_report.finished,
-            error=json_safe(hand_report.error.as_dict()) if hand_report.error else None,
-            scores=hand_report.scores,
-            parts=[p.as_dict() for p in hand_report.parts] if hand_report.parts is not None else None,
-            mismatches=json_safe(hand_report.mismatches),
-            ended_by=hand_report.ended_by or "",
-            out_by=hand_report.out_by,
-            plies=hand_report.plies,
-        )
+    the analysis queued: all or nothing, four statements and a commit whatever the number of
+    hands (then, once committed, the analysis job's message)."""
+    _hand_verdicts_store(match_id, report.hands)
     summary = json_safe({"error": report.as_dict()["error"], "winner": report.winner_dict()})
-    match.valid = report.valid
-    match.scores_match = report.scores_match
-    match.error = summary["error"]
-    match.totals = report.totals
-    match.winner = summary["winner"]
-    match.sides = [list(seats) for seats in report.sides]
-    match.engine_version = ENGINE_VERSION
-    match.verified_at = timezone.now()
-    match.save(update_fields=[
-        "valid", "scores_match", "error", "totals", "winner", "sides", "engine_version", "verified_at",
-    ])
-    job_finish(match_id=match.pk, kind=Job.Kind.VERIFY, version=ENGINE_VERSION)
+    Match.objects.filter(pk=match_id).update(
+        valid=report.valid,
+        scores_match=report.scores_match,
+        error=summary["error"],
+        totals=report.totals,
+        winner=summary["winner"],
+        sides=[list(seats) for seats in report.sides],
+        engine_version=ENGINE_VERSION,
+        verified_at=timezone.now(),
+    )
+    job_finish(match_id=match_id, kind=Job.Kind.VERIFY, version=ENGINE_VERSION)
     # A new verdict is analysed again (after a reverify too): below interactive and bulk work.
-    jobs_requeue(match_ids=[match.pk], kind=Job.Kind.ANALYZE, queue=ANALYSIS_QUEUE)
+    jobs_requeue(match_ids=[match_id], kind=Job.Kind.ANALYZE, queue=ANALYSIS_QUEUE)
+
+
+# The verdict's columns of a hand row, in the order _hand_verdicts_store writes them, with
+# the type PostgreSQL is told for each (a VALUES list is otherwise typed text, or from its first row).
+_HAND_VERDICT = (
+    ("number", "integer"),
+    ("valid", "boolean"),
+    ("finished", "boolean"),
+    ("error", "jsonb"),
+    ("scores", "jsonb"),
+    ("parts", "jsonb"),
+    ("mismatches", "jsonb"),
+    ("ended_by", "text"),
+    ("out_by", "integer"),
+    ("plies", "integer"),
+)
+
+
+def _hand_verdicts_store(match_id: int, hands: Sequence[HandReport]) -> None:
+    """Every hand's verdict on its row in one UPDATE ... FROM (VALUES ...), joined on the
+    match and the hand's number (a report's hand that has no row changes nothing).
+
+    The ORM has no such statement: one UPDATE per hand cost a round trip and a statement's
+    parse and plan each, and ``bulk_update`` builds a CASE expression per field and hand in
+    Python, which cost more than the engine's own replay (bench/ingest.py profile). The JSON
+    columns get the text ``JSONField`` itself would store (``json.dumps``; None is NULL).
+    """
+    if not hands:
+        return
+    rows: list[Any] = []
+    for hand in hands:
+        rows += [
+            hand.hand,
+            hand.valid,
+            hand.finished,
+            _json_text(json_safe(hand.error.as_dict()) if hand.error else None),
+            _json_text(hand.scores),
+            _json_text([p.as_dict() for p in hand.parts] if hand.parts is not None else None),
+            _json_text(json_safe(hand.mismatches)),
+            hand.ended_by or "",
+            hand.out_by,
+            hand.plies,
+        ]
+    quote = connection.ops.quote_name
+    typed = connection.vendor == "postgresql"
+    names = [quote(name) for name, _ in _HAND_VERDICT]
+    value = "(" + ", ".join(f"%s::{kind}" if typed else "%s" for _, kind in _HAND_VERDICT) + ")"
+    table = quote(Hand._meta.db_table)
+    sets = ", ".join(f"{quote(_column(Hand, name))} = v.{quote(name)}" for name, _ in _HAND_VERDICT[1:])
+    sql = (
+        f"WITH v ({', '.join(names)}) AS (VALUES {', '.join([value] * len(hands))}) "
+        f"UPDATE {table} SET {sets} FROM v "
+        f"WHERE {table}.{quote(_column(Hand, 'match'))} = %s AND {table}.{quote(_column(Hand, 'number'))} = v.{names[0]}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*rows, match_id])
+
+
+def _column(model: type[Model], name: str) -> str:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field) and field.column, f"{model.__name__}.{name} is not a column"
+    return str(field.column)
+
+
+def _json_text(value: Any) -> str | None:
+    return None if value is None else json.dumps(value)
 
 
 def matches_requeue_outdated(*, queue: str = "reverify", include_failed: bool = True) -> int:
