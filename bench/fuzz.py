@@ -89,6 +89,7 @@ SLOW_SECONDS = 2.0  # one reader case taking more CPU seconds than this is a fin
 HARD_TIMEOUT = 20.0  # a case still running then is stopped (SIGALRM) and reported as a hang
 UPLOAD_SLOW_SECONDS = 10.0  # an upload verifies and analyses every record it stores: a looser bound
 SAMPLES_PER_SIGNATURE = 5  # inputs saved per distinct finding
+MAX_INPUT = 2 * 1024 * 1024  # characters: a mutation making more is undone (a record at every limit is about 2 MB)
 PG_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 
 Input = str | bytes
@@ -568,7 +569,11 @@ def mutate_text(text: str, rng: random.Random, seeds: Sequence[Seed], steps: int
     names = []
     for _ in range(steps if steps is not None else rng.choice((1, 1, 1, 2, 2, 3, 4))):
         mutator = rng.choices(mutators, weights)[0]
-        text = mutator(text, rng, seeds)
+        mutated = mutator(text, rng, seeds)
+        if len(mutated) > MAX_INPUT:  # repeats of repeats: past what one upload may hold, and no test of the reader
+            names.append(mutator.__name__.removeprefix("mutate_") + " (undone: too big)")
+            continue
+        text = mutated
         names.append(mutator.__name__.removeprefix("mutate_"))
     return text, names
 
