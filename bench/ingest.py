@@ -97,6 +97,7 @@ STATUS_INTERVAL = 1.0  # seconds between /api/status/ samples
 BATCH_POLL_INTERVAL = 0.25  # seconds between /api/batches/{id}/ polls
 STARTUP_TIMEOUT = 90.0
 RUN_TIMEOUT = 3600.0
+STALL_TIMEOUT = 180.0  # seconds without a batch finishing: the run is stuck
 
 
 # --- 1. the corpus (not timed) ---------------------------------------------------------
@@ -846,13 +847,18 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_ana
             # Batches finish roughly in upload order: poll the oldest unfinished one only.
             pending = [u.batch for u in uploads]
             deadline = time.monotonic() + RUN_TIMEOUT
+            stalled = time.monotonic() + STALL_TIMEOUT
             while pending:
                 batch_polls += 1
                 if api.get(f"/api/batches/{pending[0]}/")["finished"]:
                     pending.pop(0)
+                    stalled = time.monotonic() + STALL_TIMEOUT
                     continue
                 if time.monotonic() > deadline:
                     raise SystemExit(f"batches {pending} did not finish within {RUN_TIMEOUT:.0f} s")
+                if time.monotonic() > stalled:
+                    raise SystemExit(f"no batch finished in {STALL_TIMEOUT:.0f} s: did something flush Redis db "
+                                     f"{BROKER_URL.rsplit('/', 1)[1]} (the bench's broker) and lose the jobs' messages?")
                 processes.check_alive()
                 time.sleep(BATCH_POLL_INTERVAL)
             wall_s = time.perf_counter() - start
@@ -1407,6 +1413,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--any-engine-corpus", action="store_true",
                         help="reuse the newest cached corpus of these sizes even if the engine's sources changed since")
     args = parser.parse_args(argv)
+    # Stopped from a script or in the background too, the workers and the web process are stopped.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.quick:
         args.hands, args.profile_hands = 1000, 100
         args.analysis_profile_hands = min(args.analysis_profile_hands, 25)
