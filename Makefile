@@ -37,5 +37,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/analysis.py
 
+# The service under gunicorn on PostgreSQL, driven by wrk (docs/benchmarks.md, "Load"):
+# e.g. make bench-load LOAD_ARGS="--soak 600 --markdown bench/out/load.md"
+.PHONY: bench-load
+bench-load: $(STAMP)
+	$(BIN)/python bench/load.py $(LOAD_ARGS)
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .hypothesis
