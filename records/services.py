@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -207,20 +207,17 @@ def _matches_complete(*, matches: Sequence[Match], records: Sequence[Record], qu
     commits), its hands and the review of its notes."""
     now = timezone.now()
     Job.objects.bulk_create([Job(match=match, kind=Job.Kind.VERIFY, queue=queue, enqueued_at=now) for match in matches])
-    Hand.objects.bulk_create(
-        (
-            Hand(
-                match=match,
-                number=number,
-                dealer=hand.dealer,
-                deal=_deal_data(hand),
-                actions=list(hand.actions),
-                claimed=_claimed(hand),
-            )
-            for match, record in zip(matches, records, strict=True)
-            for number, hand in enumerate(record.hands, start=1)
-        ),
-        batch_size=HANDS_PER_INSERT,
+    _hands_insert(
+        Hand(
+            match=match,
+            number=number,
+            dealer=hand.dealer,
+            deal=_deal_data(hand),
+            actions=list(hand.actions),
+            claimed=_claimed(hand),
+        )
+        for match, record in zip(matches, records, strict=True)
+        for number, hand in enumerate(record.hands, start=1)
     )
     # The record's [[hands.notes]] become a review of the match (imported here: reviews import records).
     from reviews.services import review_from_notes
@@ -228,6 +225,26 @@ def _matches_complete(*, matches: Sequence[Match], records: Sequence[Record], qu
     for match, record in zip(matches, records, strict=True):
         if any(hand.notes for hand in record.hands):
             review_from_notes(match=match, record=record)
+
+
+def _hands_insert(hands: Iterable[Hand]) -> None:
+    """Insert new hand rows: on PostgreSQL with one COPY, elsewhere with ``bulk_create``.
+
+    Every column but the id gets what ``bulk_create`` would send (each field's
+    ``pre_save`` and ``get_db_prep_save``), so a new field with a default needs nothing
+    here. COPY skips the INSERT's SQL: Django's compiler and psycopg's quoting of every
+    parameter in Python, and PostgreSQL's parse of a statement of several MB, which were
+    most of what ``upload_create`` spent after parsing the records (bench/ingest.py step 5).
+    """
+    if connection.vendor != "postgresql":
+        Hand.objects.bulk_create(hands, batch_size=HANDS_PER_INSERT)
+        return
+    fields = [field for field in Hand._meta.concrete_fields if not field.primary_key]
+    quote = connection.ops.quote_name
+    sql = f"COPY {quote(Hand._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for hand in hands:
+            copy.write_row([field.get_db_prep_save(field.pre_save(hand, True), connection) for field in fields])
 
 
 def json_safe(value: Any) -> Any:
