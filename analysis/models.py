@@ -25,7 +25,7 @@ class Finding(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     side = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=32)
-    points = models.IntegerField(null=True, blank=True)
+    points = models.BigIntegerField(null=True, blank=True)  # a claim may be off by up to 2 x 10**9 a side
     message = models.TextField()
     witness = models.JSONField(default=list, blank=True)
     cause = models.TextField(null=True, blank=True)

@@ -52,6 +52,9 @@ MAX_NAME: Final = 64  # characters in a player's name
 MAX_METADATA: Final = 1_000  # characters in a metadata value (event, site, ...)
 MAX_EXTENSION_TEXT: Final = 64 * 1024  # characters of all x- keys and values of a record, written as TOML
 MAX_EXTENSION_DEPTH: Final = 16  # arrays and tables nested in an x- value
+MAX_NOTES: Final = 500  # [[hands.notes]] in a hand
+MAX_NOTE_TEXT: Final = 5_000  # characters of a note's text (as of a review comment)
+MAX_CLAIM: Final = 10**9  # the size of a claimed score or total, either sign
 TOML_INTEGERS: Final = range(-(2**63), 2**63)  # what TOML 1.0 integers hold
 
 
@@ -516,8 +519,11 @@ class _Reader:
             if len(numbers) != sides:
                 raise self.fail(f"result.{key} has {len(numbers)} numbers; this match has {sides} sides", (*path, key))
             for side, number in enumerate(numbers):
-                if number not in TOML_INTEGERS:  # TOML cannot write it back; past 4,300 digits neither can str()
-                    raise self.fail(f"result.{key} must be whole numbers of at most 64 bits", (*path, key, side))
+                # No game comes near; unbounded, the claim's difference from the true score
+                # outgrew what a finding stores (and past 4,300 digits what str() prints).
+                if abs(number) > MAX_CLAIM:
+                    raise self.fail(f"result.{key} must be whole numbers between -{MAX_CLAIM:,} and {MAX_CLAIM:,}",
+                                    (*path, key, side))
             values.append(tuple(numbers))
         assert values[0] is not None
         return Result(values[0], values[1], extra)
@@ -526,6 +532,9 @@ class _Reader:
         if not isinstance(data, list) or not all(isinstance(n, dict) for n in data):
             raise self.fail("notes must be an array of tables ([[hands.notes]])", path)
         notes = []
+        if len(data) > MAX_NOTES:
+            raise self.fail(f"the hand has {len(data)} notes; the limit is {MAX_NOTES} notes per hand",
+                            (*path, MAX_NOTES))
         for i, note in enumerate(data):
             self._check_keys(note, NOTE_KEYS, (*path, i))
             ply, author, text, tag = note.get("ply"), note.get("author", ""), note.get("text"), note.get("tag")
@@ -536,6 +545,13 @@ class _Reader:
                                 (*path, i, "ply"))
             if not isinstance(author, str) or not isinstance(text, str) or (tag is not None and not isinstance(tag, str)):
                 raise self.fail("a note has text, and optionally an author and a tag, all strings", (*path, i))
+            if len(text) > MAX_NOTE_TEXT:
+                raise self.fail(f"a note's text has {len(text)} characters; the limit is {MAX_NOTE_TEXT}",
+                                (*path, i, "text"))
+            for key, value in (("author", author), ("tag", tag or "")):
+                if len(value) > MAX_NAME:
+                    raise self.fail(f"a note's {key} has {len(value)} characters; the limit is {MAX_NAME}",
+                                    (*path, i, key))
             notes.append(Note(ply, author, text, tag))
         return tuple(notes)
 

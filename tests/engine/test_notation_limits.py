@@ -13,11 +13,14 @@ from hypothesis import strategies as st
 from buraco.errors import NotationError
 from buraco.notation import (
     MAX_ACTIONS,
+    MAX_CLAIM,
     MAX_EXTENSION_DEPTH,
     MAX_EXTENSION_TEXT,
     MAX_HANDS,
     MAX_METADATA,
     MAX_NAME,
+    MAX_NOTE_TEXT,
+    MAX_NOTES,
     dumps,
     loads,
     to_data,
@@ -441,16 +444,34 @@ def test_a_note_past_the_hands_end_but_within_the_limit_is_kept() -> None:
 
 
 @pytest.mark.parametrize("key", ["scores", "totals"])
-@pytest.mark.parametrize("number", [2**63, -(2**63) - 1, 10**4299])
-def test_a_claimed_score_beyond_64_bits_is_a_notation_error_at_it(key: str, number: int) -> None:
-    # TOML cannot write it back, and past 4,300 digits the analysis of the claim could not
-    # even print the difference (a ValueError in the upload's analysis job)
+@pytest.mark.parametrize("number", [MAX_CLAIM + 1, -MAX_CLAIM - 1, 2**63, 10**4299])
+def test_a_claimed_score_past_the_limit_is_a_notation_error_at_it(key: str, number: int) -> None:
+    # No game comes near; unbounded, the claim's difference from the true score outgrew the
+    # finding's column (a DataError in the analysis job) and past 4,300 digits str() itself
     data = base_data()
     data["hands"][0]["result"] = {"scores": [0, 0], "totals": [0, 0]}
     data["hands"][0]["result"][key] = [0, number]
     text = as_json(data)
     error = error_of(text)
-    assert "64 bits" in error.message and key in error.message
+    assert "1,000,000,000" in error.message and key in error.message
     assert_at(error, text, str(number)[:30])
-    data["hands"][0]["result"][key] = [0, 2**63 - 1]
-    loads(as_json(data))  # the largest 64-bit number is read
+    data["hands"][0]["result"][key] = [0, -MAX_CLAIM]
+    loads(as_json(data))  # the limit itself is read
+
+
+def test_a_hand_with_more_notes_than_the_limit_is_a_notation_error() -> None:
+    notes = "".join(f'\n[[hands.notes]]\nply = 1\ntext = "n{i}"\n' for i in range(MAX_NOTES + 1))
+    error = error_of(BASE + notes)
+    assert f"the limit is {MAX_NOTES} notes per hand" in error.message and error.line is not None
+    assert len(loads(BASE + notes.rsplit("\n[[hands.notes]]", 1)[0]).hands[0].notes) == MAX_NOTES
+
+
+@pytest.mark.parametrize(("key", "size"), [("text", MAX_NOTE_TEXT), ("author", MAX_NAME), ("tag", MAX_NAME)])
+def test_a_note_field_past_its_limit_is_a_notation_error_at_it(key: str, size: int) -> None:
+    fields = {"text": "a note", key: "x" * (size + 1)}
+    note = "".join(f'{k} = "{v}"\n' for k, v in fields.items())
+    text = BASE + f"\n[[hands.notes]]\nply = 1\n{note}"
+    error = error_of(text)
+    assert f"the limit is {size}" in error.message and key in error.message
+    assert_at(error, text, 'xxxxx')  # at its value
+    loads(text.replace("x" * (size + 1), "x" * size))  # at the limit it is read
