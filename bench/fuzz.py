@@ -899,8 +899,8 @@ MEMBER_NAMES = ["a.brn", "dir/b.brn", "__MACOSX/._a.brn", "x.json", "y.toml", "n
 CONTENT_TYPES = ["application/toml", "application/json", "text/plain", "application/octet-stream",
                  "application/x-www-form-urlencoded", "multipart/form-data", "multipart/form-data; boundary=xyz",
                  "text/plain; charset=latin-1", "application/json; charset=utf-16", ""]
-FILE_LEVEL = ("the file has", "the zip unpacks", "an upload holds at most", "the upload unpacks", "not a readable zip",
-              "the zip holds no", "cannot unpack")
+FILE_LEVEL = ("the file has", "the record has", "the record unpacks", "the zip unpacks", "an upload holds at most",
+              "the upload unpacks", "not a readable zip", "the zip holds no", "cannot unpack")
 REQUEST_LEVEL = ("the body is empty", "no file was uploaded", "send the records as")
 
 

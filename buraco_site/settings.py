@@ -147,6 +147,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("UPLOAD_MAX_BYTES", str(64 * 10
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 DATA_UPLOAD_MAX_NUMBER_FILES = 10_000
 BURACO_MAX_UPLOAD_RECORDS = int(os.environ.get("BURACO_MAX_UPLOAD_RECORDS", "20000"))
+# One record: the largest the notation's limits allow (200 hands of 2,000 actions) is about
+# 8 MB of TOML; reading runs at about 9 MB a second (loads, one core), so no file may ask for more.
+BURACO_MAX_RECORD_BYTES = int(os.environ.get("RECORD_MAX_BYTES", str(16 * 1024 * 1024)))
 
 # Rate limits (records/throttling.py), per account or else per address, counted in the cache:
 # set CACHE_URL=redis://... when several processes serve the site, so that they share the counts.

@@ -46,13 +46,15 @@ class UploadedFile:
 def expand_upload(files: Iterable[UploadedFile]) -> list[UploadedFile]:
     """Unpack zips into their ``.brn`` and ``.json`` members; keep other files as they are.
 
-    The whole request has one budget (``DATA_UPLOAD_MAX_MEMORY_SIZE`` x 4 bytes unpacked, at
+    A record (a file, or a zip's member) has at most ``BURACO_MAX_RECORD_BYTES``; the
+    whole request has one budget (``DATA_UPLOAD_MAX_MEMORY_SIZE`` x 4 bytes unpacked, at
     most ``BURACO_MAX_UPLOAD_RECORDS`` records), checked on every zip's headers
     (``ZipInfo.file_size``) before any member is unpacked: several zips share it.
     """
     limit = settings.BURACO_MAX_UPLOAD_RECORDS
     max_bytes = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     budget = max_bytes * 4  # what one request may unpack to, in all
+    record_bytes = settings.BURACO_MAX_RECORD_BYTES
     planned: list[tuple[UploadedFile, zipfile.ZipFile | None, list[zipfile.ZipInfo]]] = []
     records = size = 0
     try:
@@ -66,11 +68,19 @@ def expand_upload(files: Iterable[UploadedFile]) -> list[UploadedFile]:
                 records += len(members)
                 for info in members:
                     size += info.file_size
+                    if info.file_size > record_bytes:
+                        raise UploadError([{"file": f"{upload.name}/{info.filename}", "line": None, "column": None,
+                                            "message": f"the record unpacks to {info.file_size} bytes; the limit is "
+                                                       f"{record_bytes} bytes a record"}])
                     if info.file_size > max_bytes or size > budget:
                         raise UploadError([{"file": f"{upload.name}/{info.filename}", "line": None, "column": None,
                                             "message": "the zip unpacks to more than the upload limit allows "
                                                        f"({budget} bytes for the whole upload)"}])
             else:
+                if len(upload.content) > record_bytes:
+                    raise UploadError([{"file": upload.name, "line": None, "column": None,
+                                        "message": f"the record has {len(upload.content)} bytes; the limit is "
+                                                   f"{record_bytes} bytes a record"}])
                 planned.append((upload, None, []))
                 records += 1
                 size += len(upload.content)

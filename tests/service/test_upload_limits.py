@@ -131,3 +131,20 @@ def test_a_record_within_the_limits_is_still_stored(owner_api: APIClient, upload
     brn = owner_api.get(f"/api/matches/{match_id}/brn/")
     assert brn.status_code == 200, brn.content[:500]
     assert loads(brn.content.decode()).extra == loads(json_text(data)).extra
+
+
+@pytest.mark.parametrize("zipped", [False, True])
+def test_a_record_past_the_byte_limit_is_refused_before_it_is_read(
+    owner_api: APIClient, upload: Any, settings: Any, zipped: bool
+) -> None:
+    text = record_text("cerrado", hands=2, seed=12)
+    settings.BURACO_MAX_RECORD_BYTES = len(text.encode()) - 1
+    sent = ("club.zip", zip_of({"big.brn": text})) if zipped else ("big.brn", text)
+    response = upload(owner_api, sent)
+    assert response.status_code == 400, response.content
+    [error] = response.json()["errors"]
+    assert error["file"] == ("club.zip/big.brn" if zipped else "big.brn")
+    assert f"the limit is {len(text.encode()) - 1} bytes a record" in error["message"]
+    assert Match.objects.count() == 0 and Hand.objects.count() == 0 and Batch.objects.count() == 0
+    settings.BURACO_MAX_RECORD_BYTES = len(text.encode())
+    assert upload(owner_api, sent).status_code == 202  # at the limit it is stored
