@@ -1120,6 +1120,7 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
         (services, "expand_upload", "unzip (expand_upload)"),
         (services, "parse_uploads", "parse every record (parse_uploads: loads)"),
         (services, "_matches_store", "store matches, jobs, hands, reviews (_matches_store)"),
+        (services, "_hands_insert", "  of which the hands' rows (_hands_insert: one COPY on PostgreSQL)"),
         (services, "_match_store", "store matches, jobs, hands, reviews (_match_store, one by one)"),
         (services, "jobs_send", "send the verify jobs after the commit (jobs_send)"),
         (Task, "apply_async", "  of which apply_async, a message each"),
