@@ -77,6 +77,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(1, str(ROOT))
 
+from bench.scratch_db import drop_database, reset_database  # noqa: E402 - after the path above
 from buraco.cards import CARD_TEXT  # noqa: E402
 from buraco.errors import BuracoError, NotationError  # noqa: E402
 from buraco.notation import Note, dumps, loads  # noqa: E402
@@ -90,7 +91,6 @@ HARD_TIMEOUT = 20.0  # a case still running then is stopped (SIGALRM) and report
 UPLOAD_SLOW_SECONDS = 10.0  # an upload verifies and analyses every record it stores: a looser bound
 SAMPLES_PER_SIGNATURE = 5  # inputs saved per distinct finding
 MAX_INPUT = 2 * 1024 * 1024  # characters: a mutation making more is undone (a record at every limit is about 2 MB)
-PG_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 
 Input = str | bytes
 
@@ -1034,11 +1034,7 @@ class UploadTarget:
 
     def __enter__(self) -> UploadTarget:
         if self.database == "postgres":
-            import psycopg
-
-            with psycopg.connect(PG_ADMIN_URL.replace("postgres://", "postgresql://"), autocommit=True) as admin:
-                admin.execute(f'DROP DATABASE IF EXISTS "{self.pg_name}"')
-                admin.execute(f'CREATE DATABASE "{self.pg_name}"')
+            reset_database(self.pg_name)
             url = f"postgres://postgres@127.0.0.1:5432/{self.pg_name}"
         else:
             url = f"sqlite:///{self.temp / 'fuzz.sqlite3'}"
@@ -1075,10 +1071,7 @@ class UploadTarget:
             connections.close_all()
         finally:
             if self.database == "postgres":
-                import psycopg
-
-                with psycopg.connect(PG_ADMIN_URL.replace("postgres://", "postgresql://"), autocommit=True) as admin:
-                    admin.execute(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+                drop_database(self.pg_name)
             shutil.rmtree(self.temp, ignore_errors=True)
 
 

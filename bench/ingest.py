@@ -74,6 +74,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, sys.path[0] is bench/; the engine and the site sit one level up.
 sys.path.insert(1, str(ROOT))
 
+from bench.scratch_db import reset_database  # noqa: E402 - after the path above
 from buraco import notation  # noqa: E402
 from buraco.notation import dumps, loads  # noqa: E402
 from buraco.replay import verify  # noqa: E402
@@ -84,7 +85,6 @@ HANDS_PER_MATCH = 5
 VARIANT_IDS = tuple(VARIANTS)
 MAX_SKIPPED_SEEDS = 100  # self-play that raises this often is broken: stop rather than hide it
 
-PG_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 DB_NAME = "buraco_bench"
 DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 BROKER_URL = "redis://127.0.0.1:6379/13"  # its own: bench/load.py uses 14 (same queue names), the tests 15
@@ -269,17 +269,6 @@ def service_env() -> dict[str, str]:
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
     }
-
-
-def reset_database() -> str:
-    """Drop and recreate the bench database; returns the server's version."""
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        connection.execute(f"CREATE DATABASE {DB_NAME}")
-        row = connection.execute("SHOW server_version").fetchone()
-    return str(row[0]) if row else "?"
 
 
 def reset_broker() -> str:
@@ -806,7 +795,7 @@ def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_ana
     if not port_is_free(port):
         raise SystemExit(f"port {port} is in use: pass --port")
     env = service_env()
-    versions = {"postgresql": reset_database(), "redis": reset_broker()}
+    versions = {"postgresql": reset_database(DB_NAME), "redis": reset_broker()}
     manage("migrate", "--noinput", env=env)
     token = create_token(env)
 

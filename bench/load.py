@@ -102,12 +102,12 @@ ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, sys.path[0] is bench/; the engine sits one level up (self-play only).
 sys.path.insert(1, str(ROOT))
 
+from bench.scratch_db import drop_database, reset_database  # noqa: E402 - after the path above
 from buraco.notation import dumps  # noqa: E402
 from buraco.rules import VARIANTS  # noqa: E402
 from buraco.selfplay import play_match  # noqa: E402
 
 HOST = "127.0.0.1"
-PG_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
 DB_NAME = "buraco_load"
 DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 REDIS_URL = "redis://127.0.0.1:6379/14"  # broker and cache; db 15 belongs to the tests
@@ -222,24 +222,6 @@ def service_env(secret_key: str, broker: bool) -> dict[str, str]:
         env.pop("CACHE_URL", None)
         env["EMBEDDED_JOBS"] = "inline"  # no broker: run each job in the caller, before upload_create returns
     return env
-
-
-def reset_database() -> str:
-    """Drop and recreate the bench database; returns the server's version."""
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-        connection.execute(f"CREATE DATABASE {DB_NAME}")
-        row = connection.execute("SHOW server_version").fetchone()
-    return str(row[0]) if row else "?"
-
-
-def drop_database() -> None:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
 
 
 def flush_redis() -> str:
@@ -1430,7 +1412,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         upload_files.append(path)
     chosen_record, hand = closest_hand(played, args.plies)
 
-    info["postgresql"] = reset_database()
+    info["postgresql"] = reset_database(DB_NAME)
     info["redis"] = flush_redis()
     seed_env = service_env(secret_key, broker=False)
     web_env = service_env(secret_key, broker=True)
@@ -1509,7 +1491,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             flush_redis()
             if not args.keep_db:
-                drop_database()
+                drop_database(DB_NAME)
         except Exception as error:  # noqa: BLE001 - cleanup must not hide the run's own error
             log(f"cleanup: {type(error).__name__}: {error}")
         if report.results or report.trials or not report.aborted:  # a partial report keeps what was measured
