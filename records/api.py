@@ -46,7 +46,6 @@ from buraco.rules import VARIANTS
 
 from . import permissions, selectors, services, throttling
 from .models import Batch, Job, Match
-from .timelines import ENGINE_VERSION
 
 SHARE_PARAMETER = OpenApiParameter(
     "share", OpenApiTypes.STR, description="a share-link token: reads the match without an account"
@@ -636,7 +635,7 @@ class HandTimelineApi(APIView):
         match = readable_match(request, match_id)
         timeline = selectors.hand_timeline(match=match, number=hand_number(match, number))
         # The stored answer as it is: no replay, no JSON encoding (records/timelines.py).
-        return stored_json(request, timeline.gzipped, etag=f'"{match.sha256[:24]}-{ENGINE_VERSION}-{number}"')
+        return stored_json(request, timeline.gzipped, etag=f'"{match.sha256[:24]}-{services.ENGINE_VERSION}-{number}"')
 
 
 class HandStateApi(APIView):

@@ -17,6 +17,7 @@ from buraco_site.celery import app as celery_app
 
 from . import permissions, timelines
 from .models import Batch, Hand, Job, Match, MatchQuerySet
+from .services import ENGINE_VERSION
 
 
 def visible_matches(*, user: User | AnonymousUser) -> MatchQuerySet:
@@ -143,11 +144,11 @@ def match_canonical_brn(*, match: Match) -> str:
     """The record written canonically (melds in layout order where legal): made on the first
     read and stored on the match, so later reads do not parse the record again."""
     stored = Match.objects.filter(pk=match.pk).values_list("canonical_brn", "canonical_engine").first()
-    if stored is not None and stored[0] is not None and stored[1] == timelines.ENGINE_VERSION:
+    if stored is not None and stored[0] is not None and stored[1] == ENGINE_VERSION:
         return stored[0]
     text = dumps(canonical(match_record(match=match)))
     # Filling a cache, not changing what is stored: two first reads at once write the same.
-    Match.objects.filter(pk=match.pk).update(canonical_brn=text, canonical_engine=timelines.ENGINE_VERSION)
+    Match.objects.filter(pk=match.pk).update(canonical_brn=text, canonical_engine=ENGINE_VERSION)
     return text
 
 

@@ -20,14 +20,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import buraco
 from buraco.errors import BuracoError
 from buraco.notation import loads
 from buraco.replay import iter_timeline
 
 from .models import Hand, Match
-
-ENGINE_VERSION = buraco.__version__
+from .services import ENGINE_VERSION
 
 
 class StoredReplayError(Exception):
