@@ -114,6 +114,21 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default has two writers: the web process's requests and its job thread
+    # (records/jobs.py), and often a third, `manage.py load_examples` or a shell. SQLite's
+    # defaults made them fail each other with "database is locked" (`make run` failed 2 of 4
+    # fresh tries). So:
+    # - write-ahead log: readers never wait for the writer, nor the writer for readers;
+    # - immediate transactions: a transaction takes the write lock when it begins, so two
+    #   that read and then write cannot deadlock half-way (a deferred one cannot wait for
+    #   the lock it upgrades to: SQLite answers "locked" at once);
+    # - a busy timeout: a writer waits up to 20 s for the other's commit instead of failing.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -225,6 +240,10 @@ BURACO_JOB_LEASE_SECONDS = int(os.environ.get("JOB_LEASE_SECONDS", "300"))  # ab
 BURACO_OUTBOX_GRACE_SECONDS = int(os.environ.get("OUTBOX_GRACE_SECONDS", "30"))
 BURACO_REDELIVER_SECONDS = int(os.environ.get("REDELIVER_SECONDS", "1800"))
 BURACO_SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", "60"))
+# With no broker, the web process's job threads (records.jobs.EmbeddedRunner), one per lane:
+# verification apart from analysis, so that an analysis never holds back anyone's verdict.
+BURACO_EMBEDDED_LANES = (("interactive", "bulk", "reverify"), ("analysis",))
+BURACO_EMBEDDED_POLL_SECONDS = float(os.environ.get("EMBEDDED_POLL_SECONDS", "1"))
 # The sweep runs under Celery beat: one beat per site (`make worker` embeds one with -B).
 CELERY_BEAT_SCHEDULE = {
     "sweep-stranded-jobs": {

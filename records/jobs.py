@@ -7,10 +7,10 @@ was never sent (the broker was down), what was sent but lost (a broker restarted
 persistence) and what a dead worker held (its lease ran out) is sent again by
 :func:`jobs_sweep`, which Celery beat runs every ``BURACO_SWEEP_SECONDS``.
 
-With no broker (the embedded default) the messages go to :class:`EmbeddedRunner`, one
-thread of the web process that runs the jobs after the response, in queue order; with
-``BURACO_EMBEDDED_JOBS=inline`` they run at once in the caller (as Celery's eager mode
-does; the service tests use it).
+With no broker (the embedded default) no message is sent: :class:`EmbeddedRunner`,
+threads of the web process, takes the pending jobs from the table after the response, in
+queue order; with ``BURACO_EMBEDDED_JOBS=inline`` they run at once in the caller (as
+Celery's eager mode does; the service tests use it).
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import datetime as dt
-import itertools
 import logging
-import queue as queues
+import os
+import socket
 import threading
+import time
+import uuid
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -85,10 +88,11 @@ def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str) -> int:
     if not match_ids:
         return 0
     if embedded() and settings.BURACO_EMBEDDED_JOBS == "thread":
-        _mark_sent(match_ids, kind)
-        runner = EmbeddedRunner.get()
-        for match_id in match_ids:
-            runner.submit(kind=kind, match_id=match_id, queue=queue)
+        # The table is the embedded runner's queue: nothing to send. This process's runner,
+        # if it serves the site, looks now; any other process's jobs wait for the server's.
+        runner = EmbeddedRunner.running()
+        if runner is not None:
+            runner.wake(queue)
         return len(match_ids)
     task = _job_task(kind)
     sent: list[int] = []
@@ -202,73 +206,192 @@ def jobs_sweep(*, now: dt.datetime | None = None, sent_before: dt.datetime | Non
 
 
 class EmbeddedRunner:
-    """The embedded default's worker: one daemon thread of the web process that runs the
-    jobs after the response, a user's own uploads first (``settings.BURACO_QUEUES`` order).
+    """The embedded default's worker: threads of the web process that take pending jobs from
+    the Job table itself, one thread per lane (``settings.BURACO_EMBEDDED_LANES``):
+    verification in one, analysis in another, so that a long analysis never holds back
+    another user's verdict. Within a lane the queues are taken in order (a user's own upload
+    before a batch), the oldest job first.
 
-    When idle it sweeps (:func:`jobs_sweep`) every ``BURACO_SWEEP_SECONDS``, so jobs left
-    pending by a stopped server run when it starts again. One per process.
+    The table is the queue: a job stored by any process (``manage.py load_examples``, a
+    shell, another web process) is found by the next poll (every
+    ``BURACO_EMBEDDED_POLL_SECONDS``; a job queued by this process wakes its lane at once).
+    Only a process that serves the site runs one (:func:`embedded_start`): a management
+    command's thread would die with its process, holding jobs it claimed.
+
+    Each claim names the process (``embedded:<pid>@<host>:...``): a job left running by a
+    process of this machine that is gone (a server stopped mid-job, an autoreload) is made
+    pending again when a runner starts, and every ``BURACO_SWEEP_SECONDS`` after; one held
+    past its lease by anyone else, too.
     """
 
     _instance: EmbeddedRunner | None = None
     _lock = threading.Lock()
 
     def __init__(self) -> None:
-        self._queue: queues.PriorityQueue[tuple[int, int, str, int]] = queues.PriorityQueue()
-        self._order = itertools.count()
-        self._started_at = timezone.now()
-        self._thread = threading.Thread(target=self._run, name="buraco-jobs", daemon=True)
-        self._thread.start()
+        self._stopping = threading.Event()
+        self._lanes = [_Lane(tuple(queues)) for queues in settings.BURACO_EMBEDDED_LANES]
+        self._recovered_at = 0.0
+        self._recover_lock = threading.Lock()
+        self._threads = [
+            threading.Thread(target=self._run, args=(lane,), name=f"buraco-jobs-{'-'.join(lane.queues)}", daemon=True)
+            for lane in self._lanes
+        ]
+        for thread in self._threads:
+            thread.start()
 
     @classmethod
     def get(cls) -> EmbeddedRunner:
         """The process's runner, started on first use."""
         with cls._lock:
-            if cls._instance is None or not cls._instance._thread.is_alive():
+            if cls._instance is None or not cls._instance.alive():
                 cls._instance = EmbeddedRunner()
             return cls._instance
 
-    def submit(self, *, kind: str, match_id: int, queue: str) -> None:
-        rank = settings.BURACO_QUEUES.index(queue) if queue in settings.BURACO_QUEUES else len(settings.BURACO_QUEUES)
-        self._queue.put((rank, next(self._order), kind, match_id))
+    @classmethod
+    def running(cls) -> EmbeddedRunner | None:
+        """The process's runner if it has one (only a process serving the site does)."""
+        instance = cls._instance
+        return instance if instance is not None and instance.alive() else None
 
-    def join(self) -> None:
-        """Wait until every submitted job has run."""
-        self._queue.join()
+    def alive(self) -> bool:
+        return not self._stopping.is_set() and all(thread.is_alive() for thread in self._threads)
+
+    def wake(self, queue: str) -> None:
+        """A job was queued on ``queue``: its lane looks now instead of at its next poll."""
+        for lane in self._lanes:
+            if queue in lane.queues:
+                lane.wake.set()
+
+    def join(self, timeout: float = 600) -> None:
+        """Wait until every lane has found nothing left to run (after this call began)."""
+        deadline = time.monotonic() + timeout
+        for lane in self._lanes:
+            lane.idle.clear()
+            lane.wake.set()
+        for lane in self._lanes:
+            if not lane.idle.wait(max(0.0, deadline - time.monotonic())):
+                raise TimeoutError(f"the {'/'.join(lane.queues)} jobs were still running after {timeout} s")
 
     def stop(self) -> None:
-        """End the thread once what was submitted before has run (the next use starts another)."""
-        self._queue.put((len(settings.BURACO_QUEUES) + 1, next(self._order), "", 0))
-        self._thread.join()
+        """End the threads once the jobs they are running are done (the next use starts another)."""
+        self._stopping.set()
+        for lane in self._lanes:
+            lane.wake.set()
+        for thread in self._threads:
+            thread.join()
 
-    def _run(self) -> None:
-        self._sweep()
-        while True:
+    def _run(self, lane: _Lane) -> None:
+        failed_last: tuple[str, int] | None = None
+        while not self._stopping.is_set():
+            self._recover()
             try:
-                _, _, kind, match_id = self._queue.get(timeout=settings.BURACO_SWEEP_SECONDS)
-            except queues.Empty:
-                self._sweep()
+                job = self._next(lane)
+            except Exception:  # noqa: BLE001 - e.g. the tables do not exist yet (before migrate)
+                logger.warning("the embedded runner could not read the jobs", exc_info=True)
+                job = None
+            finally:
+                connections.close_all()
+            if job is None:
+                lane.idle.set()
+                lane.wake.wait(timeout=settings.BURACO_EMBEDDED_POLL_SECONDS)
+                lane.wake.clear()
                 continue
+            if job == failed_last:
+                time.sleep(1)  # the same job failed to finish just now (a transient error): not in a tight loop
+            kind, match_id = job
             try:
-                if not kind:
-                    return
-                _job_task(kind).apply(args=(match_id,))
+                result = _job_task(kind).apply(args=(match_id,), task_id=embedded_claimant())
+                failed_last = job if result.failed() else None
             except Exception:  # a job's own errors are its task's; this keeps the thread alive
                 logger.exception("the embedded %s job of match %s failed", kind, match_id)
+                failed_last = job
             finally:
                 connections.close_all()  # this thread's own: nothing is held between jobs
-                self._queue.task_done()
 
-    def _sweep(self) -> None:
+    @staticmethod
+    def _next(lane: _Lane) -> tuple[str, int] | None:
+        """The lane's next pending job: its queues in order, the oldest first."""
+        for queue in lane.queues:
+            row = (
+                Job.objects.filter(status=Job.Status.PENDING, queue=queue)
+                .order_by("enqueued_at", "id").values_list("kind", "match_id").first()
+            )
+            if row is not None:
+                return row[0], row[1]
+        return None
+
+    def _recover(self) -> None:
+        """Now and then: make pending again the jobs no live process will finish."""
+        now = time.monotonic()
+        if self._recovered_at and now - self._recovered_at < settings.BURACO_SWEEP_SECONDS:
+            return
+        if not self._recover_lock.acquire(blocking=False):
+            return  # the other lane is doing it
         try:
-            jobs_sweep(sent_before=self._started_at)
-        except Exception:  # noqa: BLE001 - e.g. the tables do not exist yet (before migrate)
-            logger.warning("the embedded sweep could not run", exc_info=True)
+            self._recovered_at = now
+            released = jobs_release_abandoned()
+            if released:
+                logger.warning("%s jobs left running by a stopped process run again", released)
+        except Exception:  # noqa: BLE001 - e.g. before migrate
+            logger.warning("the embedded runner could not look for abandoned jobs", exc_info=True)
         finally:
             connections.close_all()
+            self._recover_lock.release()
+
+
+@dataclass
+class _Lane:
+    queues: tuple[str, ...]
+    wake: threading.Event = field(default_factory=threading.Event)
+    idle: threading.Event = field(default_factory=threading.Event)
+
+
+_HOST = socket.gethostname()[:20]
+_EMBEDDED = "embedded:"
+
+
+def embedded_claimant() -> str:
+    """A claim made by this process's embedded runner: ``embedded:<pid>@<host>:<id>``."""
+    return f"{_EMBEDDED}{os.getpid()}@{_HOST}:{uuid.uuid4().hex[:12]}"
+
+
+def _process_gone(claimant: str) -> bool:
+    """Was the claim made by an embedded runner of this machine whose process has ended?"""
+    if not claimant.startswith(_EMBEDDED):
+        return False
+    pid_text, _, rest = claimant[len(_EMBEDDED):].partition("@")
+    host = rest.rsplit(":", 1)[0]
+    if host != _HOST or not pid_text.isdigit():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+def jobs_release_abandoned(*, now: dt.datetime | None = None) -> int:
+    """Make pending again the running jobs no live process holds: those claimed by an
+    embedded runner of this machine whose process has ended, and any past its lease.
+    Returns how many."""
+    now = now or timezone.now()
+    running = Job.objects.filter(status=Job.Status.RUNNING)
+    stale = [
+        pk for pk, claimant, claimed_at in running.values_list("pk", "claimed_by", "claimed_at")
+        if _process_gone(claimant or "") or (claimed_at is not None and claimed_at < now - claim_lease())
+    ]
+    if not stale:
+        return 0
+    return Job.objects.filter(pk__in=stale, status=Job.Status.RUNNING).update(
+        status=Job.Status.PENDING, claimed_at=None, claimed_by=""
+    )
 
 
 def embedded_start() -> None:
-    """Start the embedded runner when this process serves the site with no broker, so that
-    jobs a stopped server left pending run now (called by buraco_site.wsgi)."""
+    """Start the embedded runner when this process serves the site with no broker (called
+    by buraco_site.wsgi): it runs the jobs stored by any process, those a stopped server left
+    pending included."""
     if embedded() and settings.BURACO_EMBEDDED_JOBS == "thread":
         EmbeddedRunner.get()

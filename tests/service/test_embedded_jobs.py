@@ -4,6 +4,7 @@ the response in the web process's own thread (records.jobs.EmbeddedRunner)."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -117,3 +118,44 @@ def test_a_job_the_broker_never_took_waits_in_the_outbox_until_the_sweep(
     Job.objects.filter(pk=job.pk).update(enqueued_at=timezone.now() - dt.timedelta(minutes=5))
     assert jobs.jobs_sweep() == 1  # eager here: the sweep's send runs it
     assert Match.objects.with_status().get(pk=job.match_id).status == Match.Status.VERIFIED  # type: ignore[attr-defined]
+
+
+def test_jobs_another_process_stored_run_in_the_server_s_threads(thread_mode: None, owner_api: APIClient) -> None:
+    # load_examples or a shell stores matches with no runner of its own: the jobs wait in
+    # the table, and the serving process's runner finds them at its next poll.
+    assert jobs.EmbeddedRunner.running() is None
+    response = owner_api.post("/api/matches/", {"files": [named(record_text(hands=1, seed=660), "m.brn")]},
+                              format="multipart")
+    assert response.status_code == 202, response.content
+    match_id = response.json()["id"]
+    assert jobs.EmbeddedRunner.running() is None  # storing a match started no thread here
+    assert Job.objects.get(match_id=match_id, kind=Job.Kind.VERIFY).status == Job.Status.PENDING
+    jobs.embedded_start()
+    wait_until_done([match_id])
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_job_left_running_by_a_process_that_ended_runs_again(thread_mode: None, owner_api: APIClient) -> None:
+    response = owner_api.post("/api/matches/", {"files": [named(record_text(hands=1, seed=670), "m.brn")]},
+                              format="multipart")
+    match_id = response.json()["id"]
+    gone = jobs.embedded_claimant().replace(f":{os.getpid()}@", f":{_dead_pid()}@")
+    alive = jobs.embedded_claimant()  # this process: alive, its claim is left alone
+    Job.objects.filter(match_id=match_id).update(status=Job.Status.RUNNING, claimed_by=gone, claimed_at=timezone.now())
+    other = owner_api.post("/api/matches/", {"files": [named(record_text(hands=1, seed=671), "n.brn")]},
+                           format="multipart").json()["id"]
+    Job.objects.filter(match_id=other).update(status=Job.Status.RUNNING, claimed_by=alive, claimed_at=timezone.now())
+    assert jobs.jobs_release_abandoned() == 1
+    assert Job.objects.get(match_id=match_id, kind=Job.Kind.VERIFY).status == Job.Status.PENDING
+    assert Job.objects.get(match_id=other, kind=Job.Kind.VERIFY).status == Job.Status.RUNNING
+    jobs.embedded_start()
+    wait_until_done([match_id])
+    assert Job.objects.get(match_id=other, kind=Job.Kind.VERIFY).status == Job.Status.RUNNING
