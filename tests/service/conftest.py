@@ -36,6 +36,18 @@ WORKER_QUEUES = "interactive,bulk,analysis,reverify"
 
 
 @pytest.fixture(autouse=True)
+def fresh_cache() -> Iterator[None]:
+    # The rate limits count in the cache: counts an earlier test left (its uploads, its
+    # log-ins) must not reach the next one, or whether a test meets a 429 depends on the order
+    # and the machine's speed.
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def tasks_in_process(settings: Any) -> Iterator[None]:
     # Jobs run in the request that queued them (records/jobs.py's "inline"), so a test reads
     # the verdict right after the upload; tests/service/test_embedded_jobs.py runs the thread.
