@@ -14,16 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apikit.errors import ANY, errors
 from buraco.analysis import KINDS
-from records.api import (
-    ANY,
-    SHARE_PARAMETER,
-    AnalysisStatusSerializer,
-    analysis_status,
-    errors,
-    hand_number,
-    readable_match,
-)
+from records.api import SHARE_PARAMETER, AnalysisStatusSerializer, analysis_status, hand_number, readable_match
 
 from . import selectors
 from .models import Finding

@@ -9,15 +9,11 @@ from __future__ import annotations
 import gzip
 from typing import Any, cast
 
-from django.contrib.auth import get_user_model, password_validation
 from django.contrib.auth.models import User
-from django.contrib.auth.validators import UnicodeUsernameValidator
-from django.core.exceptions import SuspiciousOperation
-from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
-from django.urls import Resolver404, resolve, reverse
+from django.http import HttpResponse
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.http import content_disposition_header
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.renderers import (
     OpenApiJsonRenderer,
     OpenApiJsonRenderer2,
@@ -27,21 +23,20 @@ from drf_spectacular.renderers import (
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     extend_schema_field,
     inline_serializer,
 )
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework import exceptions, parsers, renderers, serializers, status
-from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from rest_framework.views import exception_handler as drf_exception_handler
 
-from buraco.errors import BuracoError
+from accounts.api import UsernameField
+from accounts.services import user_named
+from apikit.errors import ANY, RETRY_AFTER, errors
 from buraco.rules import VARIANTS
 
 from . import permissions, selectors, services, throttling
@@ -50,96 +45,6 @@ from .models import Batch, Job, Match
 SHARE_PARAMETER = OpenApiParameter(
     "share", OpenApiTypes.STR, description="a share-link token: reads the match without an account"
 )
-
-
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """Every error in the one format, and as JSON whatever the view renders and the client asks
-    for: a browser (Accept: text/html) would otherwise get DRF's HTML page, a client asking for
-    a record (Accept: application/toml) a body the TOML renderer cannot write, /api/schema/ YAML."""
-    response = _error_response(exc, context)
-    request = context.get("request")
-    if response is not None and request is not None:
-        request.accepted_renderer = renderers.JSONRenderer()
-        request.accepted_media_type = "application/json"
-    return response
-
-
-def _error_response(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, services.UploadError):
-        return Response(
-            {"message": str(exc), "extra": {"hint": exc.hint} if exc.hint else {}, "errors": exc.errors},
-            status=status.HTTP_400_BAD_REQUEST,
-        )
-    if isinstance(exc, services.SignupError):
-        return Response(
-            {"message": f"the account cannot be made: {exc}", "extra": {"fields": exc.errors}},
-            status=status.HTTP_400_BAD_REQUEST,
-        )
-    if isinstance(exc, selectors.ReplayConflict):
-        return Response({"message": exc.message, "extra": {"error": exc.error}}, status=status.HTTP_409_CONFLICT)
-    if isinstance(exc, BuracoError):
-        # An engine error on a stored record (one the engine of today cannot read or replay):
-        # said, never a 500.
-        return Response(
-            {"message": f"the stored record cannot be replayed: {exc.message}", "extra": {"error": exc.as_dict()}},
-            status=status.HTTP_409_CONFLICT,
-        )
-    if isinstance(exc, SuspiciousOperation):
-        # Django's request limits (DATA_UPLOAD_MAX_NUMBER_FILES: TooManyFilesSent, too many
-        # fields, too big a body) raised while DRF parses: a 400 in the one format, not Django's page.
-        return Response({"message": f"the request is refused: {exc}", "extra": {"error": type(exc).__name__}},
-                        status=status.HTTP_400_BAD_REQUEST)
-    response = drf_exception_handler(exc, context)
-    if response is None:
-        return None
-    detail = response.data
-    if isinstance(detail, dict) and "detail" in detail:
-        message, extra = str(detail["detail"]), {k: v for k, v in detail.items() if k != "detail"}
-    elif isinstance(detail, dict):
-        message, extra = f"the request is not valid: {_first_problem(detail)}", {"fields": detail}
-    else:
-        message, extra = str(detail), {}
-    response.data = {"message": message, "extra": extra}
-    return response
-
-
-def json_error(request: HttpRequest, status_code: int, message: str) -> JsonResponse:
-    """An error in the one format, for what Django answers itself (no DRF view ran)."""
-    return JsonResponse({"message": message, "extra": {"path": request.path}}, status=status_code)
-
-
-@csrf_exempt  # it changes nothing: without this, an unsafe method would get Django's HTML CSRF page, not the 404
-def api_not_found(request: HttpRequest) -> HttpResponse:
-    """Any /api/ path no endpoint has (a match id that is no number, a path that does not
-    exist): a JSON 404 in the one format, with DEBUG on too (Django's own page is HTML).
-
-    A path missing only its final slash is redirected (GET, HEAD) as APPEND_SLASH would; any
-    other method is told the path to use, rather than redirected to a GET that drops its body.
-    """
-    with_slash = f"{request.path}/"
-    if not request.path.endswith("/") and _is_endpoint(f"{request.path_info}/"):
-        if request.method in ("GET", "HEAD"):
-            query = request.META.get("QUERY_STRING", "")
-            return HttpResponsePermanentRedirect(f"{with_slash}?{query}" if query else with_slash)
-        return json_error(request, 404, f"nothing is at {request.path}: the API's paths end with a slash, {with_slash}")
-    return json_error(request, 404, f"nothing is at {request.path}")
-
-
-def _is_endpoint(path: str) -> bool:
-    try:
-        return resolve(path).func is not api_not_found
-    except Resolver404:
-        return False
-
-
-def _first_problem(detail: Any, path: str = "") -> str:
-    """The first field error as ``field: sentence`` (``actions.3`` inside a list)."""
-    if isinstance(detail, dict) and detail:
-        key, value = next(iter(detail.items()))
-        return _first_problem(value, f"{path}.{key}" if path else str(key))
-    if isinstance(detail, list) and detail:
-        return _first_problem(detail[0], path)
-    return f"{path}: {detail}" if path else str(detail)
 
 
 class RawBody:
@@ -330,49 +235,6 @@ PAGINATED_MATCHES = inline_serializer(
 )
 PAGE_PARAMETER = OpenApiParameter(
     "page", {"type": "integer", "minimum": 1}, description="page number, from 1 (50 per page); past the last: 404"
-)
-
-
-ERROR_RESPONSE = inline_serializer(
-    "Error",
-    {
-        "message": serializers.CharField(),
-        "extra": serializers.DictField(),
-        "errors": serializers.ListField(child=serializers.DictField(), required=False),
-    },
-)
-
-# What each error status means, wherever an operation answers it (always ERROR_RESPONSE).
-ERROR_MEANINGS = {
-    400: "the request is not valid (`extra.fields` says what, field by field); also a session cookie "
-         "the service cannot read (it is dropped)",
-    401: "the credentials sent (a token, a session) are not valid; or the operation needs an account and none was sent",
-    403: "the requester may read the match but not do this (only its owner may share or delete it; only its "
-         "owner and the users it is shared with may review it); also a session-authenticated request without "
-         "its CSRF token",
-    404: "no such match, or one the requester may not read (the two are not told apart); no such hand, ply, "
-         "review, comment, batch or page",
-    409: "the stored record cannot be replayed that far (past its first illegal action) or at all by today's "
-         "engine; a finished review takes no comments",
-    415: "the body's content type is none the operation reads",
-    429: "too many attempts: `Retry-After` says how many seconds to wait",
-}
-
-
-def errors(*codes: int) -> dict[tuple[int, str], OpenApiResponse]:
-    """The error answers of an operation, each in the one error format, as JSON (also where
-    the operation answers something else: a record in TOML, say)."""
-    return {
-        (code, "application/json"): OpenApiResponse(ERROR_RESPONSE, description=ERROR_MEANINGS[code]) for code in codes
-    }
-
-
-# What every operation may answer: a session cookie it cannot read (400, before any view), and
-# credentials that are not valid (401: DRF refuses a bad token before the view runs).
-ANY = (400, 401)
-RETRY_AFTER = OpenApiParameter(
-    "Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[429], required=True,
-    description="seconds to wait before trying again",
 )
 
 
@@ -746,44 +608,6 @@ class ShareLinkApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-USERNAME_MAX = 150  # django.contrib.auth's User.username
-# Django's UnicodeUsernameValidator (r"^[\w.@+-]+\Z"), as JSON Schema (ECMA-262) writes it.
-USERNAME_PATTERN = r"^[\w.@+-]+$"
-
-
-@extend_schema_field({"type": "string", "minLength": 1, "maxLength": USERNAME_MAX, "pattern": USERNAME_PATTERN})
-class UsernameField(serializers.CharField):
-    """A username as accounts have them: 1 to 150 letters, digits and ``@ . + - _`` (the
-    schema says so: an empty one, say, is refused with a 400 the schema announces)."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(max_length=USERNAME_MAX, validators=[UnicodeUsernameValidator()], **kwargs)
-
-
-def _password_min_length() -> int:
-    """The shortest password Django's validators (settings.AUTH_PASSWORD_VALIDATORS) accept."""
-    lengths = [
-        int(getattr(validator, "min_length", 0))
-        for validator in password_validation.get_default_password_validators()
-        if isinstance(validator, password_validation.MinimumLengthValidator)
-    ]
-    return max(lengths, default=1)
-
-
-PASSWORD_MAX = 128  # django.contrib.auth's User.password holds the hash; longer ones are refused
-
-
-@extend_schema_field(
-    {"type": "string", "format": "password", "minLength": _password_min_length(), "maxLength": PASSWORD_MAX}
-)
-class PasswordField(serializers.CharField):
-    """A new account's password: its length, commonness, ... are Django's password validators'
-    to judge (``services.user_create``); the schema states their minimum length."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(max_length=PASSWORD_MAX, trim_whitespace=False, style={"input_type": "password"}, **kwargs)
-
-
 class ShareWithSerializer(serializers.Serializer[Any]):
     username = UsernameField(help_text="the account to share the match with (or to stop sharing it with)")
 
@@ -811,55 +635,10 @@ def _user_named(request: Request) -> Any:
     given = ShareWithSerializer(data=request.data)
     given.is_valid(raise_exception=True)  # empty, too long, NUL or other characters no username has: 400
     username = given.validated_data["username"]
-    user = get_user_model().objects.filter(username=username).first()
+    user = user_named(username)
     if user is None:
         raise exceptions.ValidationError({"username": f"no user {username!r}"})
     return user
-
-
-class SignupInputSerializer(serializers.Serializer[Any]):
-    username = UsernameField()
-    password = PasswordField()
-
-
-class SignupApi(APIView):
-    authentication_classes: list[Any] = []  # no session: no CSRF token is needed to sign up
-    throttle_classes = [throttling.SignupThrottle]
-
-    @extend_schema(
-        summary="Make an account; the answer holds its API token",
-        description="The password is checked by Django's password validators (length, commonness, ...).",
-        request=SignupInputSerializer,
-        parameters=[RETRY_AFTER],
-        responses={
-            201: inline_serializer("SignedUp", {"username": serializers.CharField(), "token": serializers.CharField()}),
-            **errors(400, 415, 429),  # no 401: sign-up reads no credentials
-        },
-    )
-    def post(self, request: Request) -> Response:
-        given = SignupInputSerializer(data=request.data)
-        given.is_valid(raise_exception=True)
-        user = services.user_create(**given.validated_data)
-        token = services.token_for(user=user)
-        return Response({"username": user.username, "token": token}, status=status.HTTP_201_CREATED)
-
-
-class TokenApi(ObtainAuthToken):
-    """/api/auth/token/: DRF's, with its attempts limited (DRF's own view has no throttle)."""
-
-    # The posted username and password are the credentials: a stale token sent along is no
-    # reason to refuse a new one (401), nor is a session a reason to ask for a CSRF token.
-    authentication_classes: list[Any] = []
-    throttle_classes = [throttling.TokenThrottle]
-
-    @extend_schema(
-        summary="The API token of an account",
-        request=inline_serializer("TokenRequest", {"username": serializers.CharField(), "password": serializers.CharField()}),
-        parameters=[RETRY_AFTER],
-        responses={200: inline_serializer("Token", {"token": serializers.CharField()}), **errors(400, 415, 429)},
-    )
-    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().post(request, *args, **kwargs)
 
 
 class BatchDetailApi(APIView):

@@ -18,6 +18,7 @@ from buraco_site.celery import app as celery_app
 from . import permissions, timelines
 from .models import Batch, Hand, Job, Match, MatchQuerySet
 from .services import ENGINE_VERSION
+from .timelines import ReplayConflict
 
 
 def visible_matches(*, user: User | AnonymousUser) -> MatchQuerySet:
@@ -152,25 +153,12 @@ def match_canonical_brn(*, match: Match) -> str:
     return text
 
 
-class ReplayConflict(Exception):
-    """What was asked lies past what the stored record can replay (its first illegal
-    action); ``error`` is the engine's error as a dict. The API answers it with 409."""
-
-    def __init__(self, message: str, error: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.message = message
-        self.error = error
-
-
 def hand_timeline(*, match: Match, number: int) -> timelines.Timeline:
     """Hand ``number``'s timeline (``buraco.replay.iter_timeline``: the deal first, up to the
     first illegal action, whose error it holds), as stored ready to send (records/timelines.py).
 
     A stored record the engine cannot read raises :class:`ReplayConflict`."""
-    try:
-        return timelines.hand_timeline(match=match, number=number)
-    except timelines.StoredReplayError as failure:
-        raise ReplayConflict(failure.message, failure.error) from None
+    return timelines.hand_timeline(match=match, number=number)
 
 
 def hand_plies(*, match: Match, number: int) -> int:

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from apikit.errors import Conflict
 from buraco.errors import BuracoError
 from buraco.notation import loads
 from buraco.replay import iter_timeline
@@ -28,13 +29,13 @@ from .models import Hand, Match
 from .services import ENGINE_VERSION
 
 
-class StoredReplayError(Exception):
-    """What was asked lies past the first illegal action (``error``: that action's error as
-    stored), or the stored record cannot be read by this engine. The API answers 409."""
+class ReplayConflict(Conflict):
+    """What was asked lies past what the stored record can replay (its first illegal
+    action; ``error``: that action's error as a dict), or the stored record cannot be read
+    by this engine. The API answers 409."""
 
     def __init__(self, message: str, error: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.message = message
+        super().__init__(message, extra={"error": error})
         self.error = error
 
 
@@ -97,7 +98,7 @@ def timeline_build(*, match_id: int, number: int, source: bytes) -> tuple[bytes,
 def hand_timeline(*, match: Match, number: int) -> Timeline:
     """Hand ``number``'s stored timeline, made and stored first if this engine has none.
 
-    A record the engine cannot read at all raises :class:`StoredReplayError`.
+    A record the engine cannot read at all raises :class:`ReplayConflict`.
     """
     row = Hand.objects.filter(match=match, number=number).values("pk", "timeline", "timeline_index").first()
     index = row["timeline_index"] if row else None
@@ -109,5 +110,5 @@ def hand_timeline(*, match: Match, number: int) -> Timeline:
             Hand.objects.filter(pk=row["pk"]).update(timeline=gzipped, timeline_index=index)
     if not index["readable"]:
         error = index["error"]
-        raise StoredReplayError(f"the stored record cannot be replayed: {error['message']}", error)
+        raise ReplayConflict(f"the stored record cannot be replayed: {error['message']}", error)
     return Timeline(gzipped=bytes(gzipped), spans=index["spans"], error=index["error"])

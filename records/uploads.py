@@ -17,17 +17,23 @@ from typing import Any
 
 from django.conf import settings
 
+from apikit.errors import ServiceError
 from buraco.errors import NotationError
 from buraco.notation import Record, loads
 
 
-class UploadError(Exception):
-    """One or more uploaded files are not readable BRN; nothing was stored."""
+class UploadError(ServiceError):
+    """One or more uploaded files are not readable BRN; nothing was stored. ``errors``: each
+    problem with its file, line and column; ``hint``: what to send instead, when the way it
+    was sent is the likely cause."""
 
     def __init__(self, errors: list[dict[str, Any]], hint: str | None = None) -> None:
-        super().__init__(f"nothing was stored: {len(errors)} problem{'s' if len(errors) != 1 else ''} with the upload")
-        self.errors = errors
-        self.hint = hint  # what to send instead, when the way it was sent is the likely cause
+        super().__init__(
+            f"nothing was stored: {len(errors)} problem{'s' if len(errors) != 1 else ''} with the upload",
+            extra={"hint": hint} if hint else {}, errors=errors,
+        )
+        self.errors: list[dict[str, Any]] = errors
+        self.hint = hint
 
 
 # What a damaged zip raises, from its headers or while a member is unpacked: zipfile's own

@@ -1,5 +1,5 @@
 """The reviews API: one view per operation, small serializers, the one error format
-(``records.api.exception_handler``) and the match's permissions (:mod:`reviews.permissions`).
+(``apikit.errors.exception_handler``) and the match's permissions (:mod:`reviews.permissions`).
 
 A match the requester may not read answers 404 on every reviews URL, as if it had no
 reviews; a reader who may not write (a share-link holder, anyone on a public match) 403.
@@ -17,18 +17,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from records.api import ANY, RECORD_RENDERERS, SHARE_PARAMETER, errors, readable_match, reviewable_match
+from apikit.errors import ANY, errors
+from records.api import RECORD_RENDERERS, SHARE_PARAMETER, readable_match, reviewable_match
 from records.models import Match
 
 from . import permissions, selectors, services
 from .models import MAX_TEXT, TAGS, Comment, Reply, Review
 
 TEXT_ERRORS: dict[str, Any] = {"max_length": f"a text has at most {MAX_TEXT} characters", "blank": "a text may not be empty"}
-
-
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "the request conflicts with the review as it stands"
 
 
 # --- serializers ---------------------------------------------------------------------
@@ -199,11 +195,8 @@ class CommentListApi(APIView):
         review = _written_review(request, match_id, review_id)
         given = CommentInputSerializer(data=request.data, context={"bounds": selectors.hand_bounds(match=review.match)})
         given.is_valid(raise_exception=True)
-        try:
-            comment = services.comment_create(review=review, author=request.user,  # type: ignore[arg-type]
-                                              **given.validated_data)
-        except services.ReviewFinished as finished:
-            raise Conflict(str(finished)) from None
+        comment = services.comment_create(review=review, author=request.user,  # type: ignore[arg-type]
+                                          **given.validated_data)  # a finished review: ReviewFinished, a 409
         return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
 
 

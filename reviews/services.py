@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from apikit.errors import Conflict
 from buraco.notation import Record
 from records.models import Match
 from records.services import json_safe
@@ -15,7 +16,7 @@ from records.services import json_safe
 from .models import Comment, Reply, Review
 
 
-class ReviewFinished(Exception):
+class ReviewFinished(Conflict):
     """A finished review takes no new comments (its author may reopen it)."""
 
 
