@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from here: the docs page needs no CDN
+    "accounts",
     "records",
     "analysis",
     "reviews",
@@ -166,13 +167,17 @@ BURACO_MAX_UPLOAD_RECORDS = int(os.environ.get("BURACO_MAX_UPLOAD_RECORDS", "200
 # 8 MB of TOML; reading runs at about 9 MB a second (loads, one core), so no file may ask for more.
 BURACO_MAX_RECORD_BYTES = int(os.environ.get("RECORD_MAX_BYTES", str(16 * 1024 * 1024)))
 
-# Rate limits (records/throttling.py), per account or else per address, counted in the cache:
+# Rate limits (apikit/throttling.py), per account or else per address, counted in the cache:
 # set CACHE_URL=redis://... when several processes serve the site, so that they share the counts.
 BURACO_THROTTLE_RATES = {
-    "token": os.environ.get("THROTTLE_TOKEN", "30/min"),  # /api/auth/token/ attempts
-    "login": os.environ.get("THROTTLE_LOGIN", "30/min"),  # the log-in page's attempts
-    "signup": os.environ.get("THROTTLE_SIGNUP", "50/hour"),  # /api/auth/signup/ and /signup/
+    # Log-in attempts per address, /api/auth/token/ and the log-in page counted together.
+    "login": os.environ.get("THROTTLE_LOGIN", "30/min"),
+    # Failed log-ins per account, from any address: guessing one account's password from many.
+    "login-failures": os.environ.get("THROTTLE_LOGIN_FAILURES", "20/hour"),
+    "signup": os.environ.get("THROTTLE_SIGNUP", "50/hour"),  # /api/auth/signup/ and /signup/, per address
     "upload": os.environ.get("THROTTLE_UPLOAD", "120/min"),  # uploads (API and page)
+    "try": os.environ.get("THROTTLE_TRY", "60/min"),  # POST .../try/ (another play from a ply)
+    "review": os.environ.get("THROTTLE_REVIEW", "120/min"),  # review, comment and reply writes
 }
 CACHE_URL = os.environ.get("CACHE_URL", "").strip()
 CACHES = {
@@ -190,7 +195,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "records.api.exception_handler",
+    "EXCEPTION_HANDLER": "apikit.errors.exception_handler",
+    # How many proxies of the site's own stand in front of it and append to X-Forwarded-For
+    # (apikit/throttling.py): 0 takes the connection's address, so that a made-up header
+    # never changes who a rate limit counts.
+    "NUM_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0")),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Buraco records API",

@@ -6,22 +6,21 @@ from django.urls import include, path, re_path
 from django.views import defaults
 from drf_spectacular.views import SpectacularSwaggerView
 
-from records.api import SchemaApi, SignupApi, TokenApi, api_not_found, json_error
-from records.views import login_page
+from apikit.errors import api_not_found, json_error
+from records.api import SchemaApi
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SchemaApi.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/auth/token/", TokenApi.as_view(), name="api-token"),
-    path("api/auth/signup/", SignupApi.as_view(), name="api-signup"),
+    path("api/", include("accounts.urls")),
     path("api/", include("records.urls")),
     path("api/", include("analysis.urls")),
     path("api/", include("reviews.urls")),
     # Last of the API: any other /api/ path is a JSON 404, with DEBUG on too (Django's own 404
     # is then an HTML page, handler404 below is not used).
     re_path(r"^api/", api_not_found, name="api-not-found"),
-    path("accounts/login/", login_page, name="login"),  # Django's, with its attempts limited
+    path("", include("accounts.page_urls")),  # sign-up, and the log-in page before Django's own
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("records.page_urls")),
 ]

@@ -4,7 +4,6 @@ from . import views
 
 urlpatterns = [
     path("", views.match_list, name="match-list"),
-    path("signup/", views.signup, name="signup"),
     path("upload/", views.upload, name="upload"),
     path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
     path("matches/<int:match_id>/share-link/", views.match_share_link, name="match-share-link"),

@@ -16,7 +16,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, Field, Model, OuterRef, Q
@@ -404,49 +403,6 @@ def matches_requeue_outdated(*, queue: str = "reverify", include_failed: bool = 
     with transaction.atomic():
         jobs_requeue(match_ids=ids, kind=Job.Kind.VERIFY, queue=queue)
     return len(ids)
-
-
-class SignupError(Exception):
-    """The account cannot be made: ``errors`` maps each field to its sentences."""
-
-    def __init__(self, errors: dict[str, list[str]]) -> None:
-        super().__init__(next(iter(errors.values()))[0])
-        self.errors = errors
-
-
-@transaction.atomic
-def user_create(*, username: str, password: str) -> User:
-    """A new account, its password checked by Django's password validators."""
-    from django.contrib.auth.validators import UnicodeUsernameValidator
-    from django.core.exceptions import ValidationError
-
-    errors: dict[str, list[str]] = {}
-    try:
-        UnicodeUsernameValidator()(username)
-    except ValidationError as error:
-        errors["username"] = list(error.messages)
-    if User.objects.filter(username__iexact=username).exists():
-        errors["username"] = [f"the username {username!r} is taken"]
-    candidate = User(username=username)
-    try:
-        password_validation.validate_password(password, candidate)
-    except ValidationError as error:
-        errors["password"] = list(error.messages)
-    if errors:
-        raise SignupError(errors)
-    try:
-        with transaction.atomic():
-            return User.objects.create_user(username=username, password=password)
-    except IntegrityError:  # the same name, taken meanwhile
-        raise SignupError({"username": [f"the username {username!r} is taken"]}) from None
-
-
-def token_for(*, user: User) -> str:
-    """The user's API token (made on first use)."""
-    from rest_framework.authtoken.models import Token
-
-    token, _ = Token.objects.get_or_create(user=user)
-    return str(token.key)
 
 
 def match_delete(*, match: Match) -> None:

@@ -7,19 +7,17 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
-from django.contrib.auth.views import LoginView
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from analysis import selectors as analysis_selectors
+from apikit.throttling import page_refusal
 from buraco.rules import VARIANTS, find_variant
 from reviews.selectors import reviews_for_page
 
@@ -61,28 +59,9 @@ def match_list(request: HttpRequest) -> HttpResponse:
     return render(request, "records/match_list.html", {"form": form, "page": page, "query": query.urlencode()})
 
 
-def login_page(request: HttpRequest) -> HttpResponseBase:
-    """Django's log-in page, its attempts (POSTs) limited like the API token's."""
-    refused = throttling.page_refusal(throttling.LoginThrottle(), request, "log-in")
-    return refused or LoginView.as_view()(request)
-
-
-def signup(request: HttpRequest) -> HttpResponse:
-    refused = throttling.page_refusal(throttling.SignupThrottle(), request, "sign-up")
-    if refused:
-        return refused
-    form: UserCreationForm[User] = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user)
-        messages.success(request, f"Welcome, {user.username}. Upload your first record.")
-        return redirect("upload")
-    return render(request, "registration/signup.html", {"form": form})
-
-
 @login_required
 def upload(request: HttpRequest) -> HttpResponse:
-    refused = throttling.page_refusal(throttling.UploadThrottle(), request, "upload")
+    refused = page_refusal(throttling.UploadThrottle(), request, "upload")
     if refused:
         return refused
     form = UploadForm(request.POST or None)

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from .conftest import record_text
 
-LOW = {"token": "2/min", "login": "2/min", "signup": "2/min", "upload": "2/min"}
+LOW = {"login": "2/min", "login-failures": "50/hour", "signup": "2/min", "upload": "2/min"}
 
 
 @pytest.fixture(autouse=True)
@@ -85,6 +85,6 @@ def test_uploads_are_limited_per_user(owner_api: APIClient, stranger_api: APICli
 def test_the_default_rates_are_set_and_generous(settings: Any) -> None:
     from buraco_site import settings as site
 
-    for scope in ("token", "login", "signup", "upload"):
+    for scope in ("login", "login-failures", "signup", "upload", "try", "review"):
         count = int(site.BURACO_THROTTLE_RATES[scope].split("/")[0])
         assert count >= 10, scope
