@@ -258,11 +258,17 @@ def try_actions(record: Record, index: int, ply: int, actions: Sequence[str]) ->
     >>> [r.get("error", {}).get("message") for r in try_actions(record, 0, 0, ["p1 draw", "p1 draw"])]
     [None, 'p1 has already drawn this turn: draw is not possible now']
     """
-    state = state_at(record, index, ply)
-    players = len(record.players)
+    return try_from(state_at(record, index, ply), actions, hand=index + 1, ply=ply)
+
+
+def try_from(state: HandState, actions: Sequence[str], *, hand: int, ply: int) -> list[dict[str, Any]]:
+    """:func:`try_actions` from a table already reached (``state``, after ``ply`` actions of
+    hand number ``hand``): the service replays one stored hand to it, not the whole record.
+    ``state`` is played on."""
+    players = state.players
     results: list[dict[str, Any]] = []
     for offset, text in enumerate(actions):
-        here: dict[str, Any] = {"hand": index + 1, "ply": ply + offset + 1, "action": text}
+        here: dict[str, Any] = {"hand": hand, "ply": ply + offset + 1, "action": text}
         try:
             action = parse_action(text, players)
             logged = len(state.operations)
@@ -548,6 +554,6 @@ def _meld_text(shape: Shape, variant: Variant) -> str:
 
 __all__ = [
     "HandReport", "MatchReport", "canonical", "deal_hand", "describe_operation", "dumps", "entry_text", "iter_hand", "iter_timeline",
-    "operation_text", "replay_hand", "state_at", "timeline", "timeline_entry", "try_actions", "verify",
+    "operation_text", "replay_hand", "state_at", "timeline", "timeline_entry", "try_actions", "try_from", "verify",
     "verify_hand", "verify_text",
 ]

@@ -19,6 +19,7 @@ from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, C
 from .errors import IllegalActionError
 from .melds import (
     AddResult,
+    NO_PLACE,
     CardToken,
     Shape,
     canasta_kind,
@@ -412,8 +413,10 @@ class HandState:
     def verify_meld(self, seat: int, tokens: Sequence[CardToken]) -> Shape:
         """The layout the meld would have; raise if it is illegal."""
         self._expect(seat, (PLAY_STEP,), "meld")
-        shape = resolve_meld(tokens, self.variant)
+        # What the player does not hold is said first: "is no run" of cards they never had
+        # told them nothing (the try endpoint answered p1 meld 5c 6c Kc so).
         self._holds(seat, (t.card for t in tokens))
+        shape = resolve_meld(tokens, self.variant)
         if len(tokens) == self.hand_sizes[seat]:
             self._check_emptying_meld(seat, shape, None)
         return shape
@@ -450,6 +453,10 @@ class HandState:
         side = self.side_of[seat]
         if target.side != side and not self.variant.lay_off_anyone:
             raise IllegalActionError(f"m{number} belongs to the other side: lay off on your own side's melds only")
+        # Cards that can only come from the hand (none names a place for the meld's wild, which
+        # only moves it) are checked before the layout, as for a meld.
+        table_wild = target.shape.wild
+        self._holds(seat, (t.card for t in tokens if t.card != table_wild or (t.place == NO_PLACE and not t.end)))
         result = resolve_add(target.shape, tokens, self.variant)
         laid = [t.card for i, t in enumerate(tokens) if i != result.directive]
         self._holds(seat, laid)
