@@ -557,16 +557,19 @@ TRY_RESPONSE = inline_serializer(
 
 
 class HandTryApi(APIView):
+    throttle_classes = [throttling.TryThrottle]
+
     @extend_schema(
         summary="Try another play from a ply: nothing is stored",
         description=(
             "Replays the hand to `ply`, then plays each action with the engine. Per action: the table after "
             "it (the timeline's entry format) or, for the first that cannot be played, the error, after which "
-            "nothing more is tried. Anyone who may read the match may try (a share link too)."
+            "nothing more is tried. Anyone who may read the match may try (a share link too). Replays the "
+            "stored hand alone, never the whole record; tries are rate-limited (per account, else per address)."
         ),
-        parameters=[SHARE_PARAMETER],
+        parameters=[SHARE_PARAMETER, RETRY_AFTER],
         request=TryInputSerializer,
-        responses={200: TRY_RESPONSE, **errors(*ANY, 403, 404, 409, 415)},
+        responses={200: TRY_RESPONSE, **errors(*ANY, 403, 404, 409, 415, 429)},
     )
     def post(self, request: Request, match_id: int, number: int) -> Response:
         match = readable_match(request, match_id)

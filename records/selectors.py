@@ -10,9 +10,13 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Min, QuerySet
 from django.utils import timezone
 
+from buraco.actions import ActionSyntaxError, parse_action
+from buraco.cards import parse_cards
 from buraco.errors import BuracoError
 from buraco.notation import Record, dumps, loads
-from buraco.replay import canonical, try_actions
+from buraco.replay import canonical, deal_hand, try_from
+from buraco.rules import find_variant
+from buraco.state import HandState
 from buraco_site.celery import app as celery_app
 
 from . import permissions, timelines
@@ -180,13 +184,48 @@ def hand_state_json(*, match: Match, number: int, ply: int) -> bytes:
 
 
 def hand_try(*, match: Match, number: int, ply: int, actions: list[str]) -> list[dict[str, Any]]:
-    """Other actions played from the table after ``ply`` actions (``buraco.replay.try_actions``):
-    per action the entry after it, or the error that stops the line. Nothing is stored."""
-    record = match_record(match=match)
-    try:
-        return try_actions(record, number - 1, ply, actions)
-    except BuracoError as failure:
-        raise ReplayConflict(f"ply {ply} lies past the first illegal action", failure.as_dict()) from None
+    """Other actions played from the table after ``ply`` actions (``buraco.replay.try_from``):
+    per action the entry after it, or the error that stops the line. Nothing is stored.
+
+    Replayed from the stored hand alone (its deal and actions, as the upload stored them),
+    never from the whole record: a try costs one hand's replay up to ``ply``, whatever the
+    record's size."""
+    hand = Hand.objects.filter(match=match, number=number).values("dealer", "deal", "actions", "error").first()
+    stopped: dict[str, Any] = (hand["error"] if hand is not None else None) or {}
+    if stopped.get("ply") is not None and ply >= stopped["ply"]:  # the verdict found it: no replay
+        raise ReplayConflict(f"ply {ply} lies past the first illegal action", stopped)
+    if hand is None:  # no hand rows: a stored record its hands were never read from
+        record = match_record(match=match)
+        state = deal_hand(record, number - 1)
+        recorded = len(record.hands[number - 1].parsed)
+        played = [action.text for action in record.hands[number - 1].parsed[:ply]]
+    else:
+        deal = hand["deal"]
+        try:
+            state = HandState.deal(
+                find_variant(match.variant), len(match.players), hand["dealer"],
+                [parse_cards(cards) for cards in deal["dealt"]],
+                [parse_cards(cards) for cards in deal.get("dead", [])],
+                parse_cards(deal["discard"])[0] if deal.get("discard") else None,
+                parse_cards(deal["stock"]) if "stock" in deal else None,
+            )
+        except BuracoError as failure:
+            raise ReplayConflict("the stored hand's deal cannot be replayed", failure.as_dict()) from None
+        recorded = len(hand["actions"])
+        played = list(hand["actions"][:ply])
+    players = len(match.players)
+    for done, text in enumerate(played, start=1):
+        try:
+            state.apply(parse_action(text, players))
+        except BuracoError as failure:  # before the verdict: found here
+            raise ReplayConflict(f"ply {ply} lies past the first illegal action",
+                                 failure.located(hand=number, ply=done, action=text).as_dict()) from None
+        except ActionSyntaxError as failure:
+            raise ReplayConflict(f"ply {ply} lies past the first illegal action",
+                                 {"hand": number, "ply": done, "action": text, "message": str(failure)}) from None
+    if 0 < ply == recorded:
+        state.finish_by_stock()  # as buraco.replay.iter_hand: the record stops at an empty stock
+    return try_from(state, actions, hand=number, ply=ply)
 
 
 def status_counts(*, matches: MatchQuerySet) -> dict[str, int]:

@@ -135,7 +135,7 @@ def test_it_answers_409_not_500_when_the_engine_raises_on_the_stored_record(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise IllegalActionError("the deal leaves no stock", hand=1)
 
-    monkeypatch.setattr("buraco.replay.deal_hand", broken)
+    monkeypatch.setattr("buraco.state.HandState.deal", broken)  # the try replays the stored hand's deal
     response = try_(owner_api, match_id, {"ply": 0, "actions": ["p1 draw"]})
     assert response.status_code == 409
     assert set(response.json()) == {"message", "extra"}
