@@ -166,6 +166,9 @@ BURACO_MAX_UPLOAD_RECORDS = int(os.environ.get("BURACO_MAX_UPLOAD_RECORDS", "200
 # One record: the largest the notation's limits allow (200 hands of 2,000 actions) is about
 # 8 MB of TOML; reading runs at about 9 MB a second (loads, one core), so no file may ask for more.
 BURACO_MAX_RECORD_BYTES = int(os.environ.get("RECORD_MAX_BYTES", str(16 * 1024 * 1024)))
+# Comments a match holds, over all its reviews (a record's notes become comments, so a record
+# holds at most this many notes): every reader of a replay page gets its hand's comments.
+BURACO_MAX_COMMENTS_PER_MATCH = int(os.environ.get("MAX_COMMENTS_PER_MATCH", "2000"))
 
 # Rate limits (apikit/throttling.py), per account or else per address, counted in the cache:
 # set CACHE_URL=redis://... when several processes serve the site, so that they share the counts.

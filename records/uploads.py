@@ -149,12 +149,36 @@ def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Rec
                            "message": f"a BRN record is a JSON object ({{...}}); this is JSON {not_object}"})
             continue
         try:
-            parsed.append((upload, loads(upload.content)))
+            record = loads(upload.content)
         except NotationError as error:
             errors.append({"file": upload.name, **error.as_dict()})
+            continue
+        too_many = _notes_past_the_cap(record)
+        if too_many is not None:
+            errors.append({"file": upload.name, **too_many})
+            continue
+        parsed.append((upload, record))
     if errors:
         raise UploadError(errors)
     return parsed
+
+
+def _notes_past_the_cap(record: Record) -> dict[str, Any] | None:
+    """A record whose notes (they become the match's comments) pass
+    ``BURACO_MAX_COMMENTS_PER_MATCH``: the error, at the first note past it."""
+    cap = settings.BURACO_MAX_COMMENTS_PER_MATCH
+    total = sum(len(hand.notes) for hand in record.hands)
+    if total <= cap:
+        return None
+    seen = 0
+    for index, hand in enumerate(record.hands):
+        if seen + len(hand.notes) > cap:
+            where = record.position(("hands", index, "notes", cap - seen))
+            return {"line": where.line if where else None, "column": where.column if where else None,
+                    "message": f"the record holds {total} notes; a match keeps at most {cap} comments, "
+                               f"so at most {cap} notes (this is note {cap + 1}, in hand {index + 1})"}
+        seen += len(hand.notes)
+    return None
 
 
 def _json_not_object(content: bytes) -> str | None:

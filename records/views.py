@@ -214,7 +214,7 @@ def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpRespons
         "records/replay.html",
         {
             "match": match, "hand": hand, "number": number, "config": config, "share_query": share_query,
-            "review_data": reviews_for_page(match=match, user=request.user),
+            "review_data": reviews_for_page(match=match, user=request.user, hand=number),
             "previous": number - 1 if number > 1 else None,
             "next": number + 1 if number < match.hand_count else None,
         },

@@ -17,12 +17,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apikit.errors import ANY, errors
+from apikit.errors import ANY, RETRY_AFTER, errors
+from apikit.paging import PAGE_PARAMETERS, paged, paged_schema
 from records.api import RECORD_RENDERERS, SHARE_PARAMETER, readable_match, reviewable_match
 from records.models import Match
 
 from . import permissions, selectors, services
 from .models import MAX_TEXT, TAGS, Comment, Reply, Review
+from .throttling import ReviewWriteThrottle
 
 TEXT_ERRORS: dict[str, Any] = {"max_length": f"a text has at most {MAX_TEXT} characters", "blank": "a text may not be empty"}
 
@@ -41,11 +43,16 @@ class ReplySerializer(serializers.ModelSerializer[Reply]):
 class CommentSerializer(serializers.ModelSerializer[Comment]):
     author = serializers.CharField(source="author.username", read_only=True, help_text="the account that wrote it")
     author_name = serializers.CharField(read_only=True, help_text="who it is shown as (a record's note: its author)")
+    source = serializers.ChoiceField(  # type: ignore[assignment]  # a field, popped by DRF's metaclass
+        source="review.source", choices=Review.Source.choices, read_only=True,
+        help_text="record: a note of the uploaded record, under whatever name the record gives it (not an account's "
+                  "word: the account is the match's owner, who uploaded it); api: written here by `author`",
+    )
     replies = ReplySerializer(many=True, read_only=True, help_text="the thread under the comment, oldest first")
 
     class Meta:
         model = Comment
-        fields = ["id", "hand", "ply", "tag", "text", "author", "author_name", "created_at", "replies"]
+        fields = ["id", "hand", "ply", "tag", "text", "author", "author_name", "source", "created_at", "replies"]
 
 
 class ReviewSerializer(serializers.ModelSerializer[Review]):
@@ -130,20 +137,23 @@ def _detail(review: Review) -> dict[str, Any]:
 
 
 class ReviewListApi(APIView):
+    throttle_classes = [ReviewWriteThrottle]
+
     @extend_schema(
-        summary="A match's coaching reviews (whoever may read the match)",
+        summary="A match's coaching reviews (whoever may read the match), paged",
         operation_id="matches_reviews_list",  # a list: not matches_reviews_retrieve, which is one review's
-        parameters=[SHARE_PARAMETER],
-        responses={200: ReviewSerializer(many=True), **errors(*ANY, 404)},
+        parameters=[SHARE_PARAMETER, *PAGE_PARAMETERS],
+        responses={200: paged_schema("PaginatedReviewList", ReviewSerializer(many=True)), **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int) -> Response:
         match = readable_match(request, match_id)
-        return Response(ReviewSerializer(selectors.reviews_of(match=match), many=True).data)
+        return paged(request, selectors.reviews_of(match=match).order_by("created_at", "id"), ReviewSerializer, self)
 
     @extend_schema(
         summary="Start a review (the owner, or a coach the match is shared with)",
         request=None,
-        responses={201: ReviewDetailSerializer, **errors(*ANY, 403, 404)},
+        parameters=[RETRY_AFTER],
+        responses={201: ReviewDetailSerializer, **errors(*ANY, 403, 404, 429)},
     )
     def post(self, request: Request, match_id: int) -> Response:
         match = reviewable_match(request, match_id)
@@ -152,6 +162,8 @@ class ReviewListApi(APIView):
 
 
 class ReviewDetailApi(APIView):
+    throttle_classes = [ReviewWriteThrottle]
+
     @extend_schema(
         summary="One review, with its comments and their threads",
         parameters=[SHARE_PARAMETER],
@@ -163,7 +175,8 @@ class ReviewDetailApi(APIView):
     @extend_schema(
         summary="Mark a review finished, or reopen it (its author)",
         request=REVIEW_PATCH,
-        responses={200: ReviewDetailSerializer, **errors(*ANY, 403, 404, 415)},
+        parameters=[RETRY_AFTER],
+        responses={200: ReviewDetailSerializer, **errors(*ANY, 403, 404, 415, 429)},
     )
     def patch(self, request: Request, match_id: int, review_id: int) -> Response:
         review = _written_review(request, match_id, review_id)
@@ -172,24 +185,47 @@ class ReviewDetailApi(APIView):
         services.review_set_finished(review=review, finished=given.validated_data["finished"])
         return Response(_detail(_review(review.match, review.pk)))
 
+    @extend_schema(
+        summary="Remove a review with its comments and threads (the match's owner, or the review's author)",
+        parameters=[RETRY_AFTER],
+        responses={204: None, **errors(*ANY, 403, 404, 429)},
+    )
+    def delete(self, request: Request, match_id: int, review_id: int) -> Response:
+        review = _review(readable_match(request, match_id), review_id)
+        if not permissions.can_remove_review(request.user, review):
+            raise exceptions.PermissionDenied("only the match's owner and the review's author may remove it")
+        services.review_delete(review=review)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CommentFilterSerializer(serializers.Serializer[Any]):
+    hand = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1,
+                                    help_text="only the comments on this hand")
+
 
 class CommentListApi(APIView):
+    throttle_classes = [ReviewWriteThrottle]
+
     @extend_schema(
-        summary="A review's comments in hand and ply order, each with its thread",
+        summary="A review's comments in hand and ply order, each with its thread, paged",
         operation_id="matches_reviews_comments_list",
-        parameters=[SHARE_PARAMETER],
-        responses={200: CommentSerializer(many=True), **errors(*ANY, 404)},
+        parameters=[CommentFilterSerializer, SHARE_PARAMETER, *PAGE_PARAMETERS],
+        responses={200: paged_schema("PaginatedCommentList", CommentSerializer(many=True)), **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int, review_id: int) -> Response:
         review = _review(readable_match(request, match_id), review_id)
-        return Response(CommentSerializer(selectors.comments_of(review=review), many=True).data)
+        filters = CommentFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        return paged(request, selectors.comments_of(review=review, **filters.validated_data), CommentSerializer, self)
 
     @extend_schema(
         summary="Comment on a ply (the review's author, while the review is not finished)",
         description=f"`text` at most {MAX_TEXT} characters; `tag` one of {', '.join(TAGS)} or empty; "
-                    "`hand` and `ply` within the match (ply 0 to the hand's actions). 409 on a finished review.",
+                    "`hand` and `ply` within the match (ply 0 to the hand's actions). 409 on a finished review, "
+                    "and when the match holds as many comments as a match may (2,000 by default).",
         request=CommentInputSerializer,
-        responses={201: CommentSerializer, **errors(*ANY, 403, 404, 409, 415)},
+        parameters=[RETRY_AFTER],
+        responses={201: CommentSerializer, **errors(*ANY, 403, 404, 409, 415, 429)},
     )
     def post(self, request: Request, match_id: int, review_id: int) -> Response:
         review = _written_review(request, match_id, review_id)
@@ -201,11 +237,14 @@ class CommentListApi(APIView):
 
 
 class ReplyListApi(APIView):
+    throttle_classes = [ReviewWriteThrottle]
+
     @extend_schema(
         summary="Answer under a comment (the match's owner and the comment's author)",
         description=f"`text` at most {MAX_TEXT} characters.",
         request=ReplyInputSerializer,
-        responses={201: ReplySerializer, **errors(*ANY, 403, 404, 415)},
+        parameters=[RETRY_AFTER],
+        responses={201: ReplySerializer, **errors(*ANY, 403, 404, 415, 429)},
     )
     def post(self, request: Request, match_id: int, review_id: int, comment_id: int) -> Response:
         review = _review(reviewable_match(request, match_id), review_id)

@@ -5,6 +5,7 @@ into a review. Keyword-only, typed; who may write is asked by the API
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 
@@ -20,8 +21,17 @@ class ReviewFinished(Conflict):
     """A finished review takes no new comments (its author may reopen it)."""
 
 
+class CommentsFull(Conflict):
+    """The match holds as many comments as a match may (``BURACO_MAX_COMMENTS_PER_MATCH``)."""
+
+
 def review_create(*, match: Match, author: User) -> Review:
     return Review.objects.create(match=match, author=author, author_name=author.username)
+
+
+def review_delete(*, review: Review) -> None:
+    """Remove a review with its comments and their threads (the match's owner, or its author)."""
+    review.delete()
 
 
 def review_set_finished(*, review: Review, finished: bool) -> Review:
@@ -36,6 +46,9 @@ def comment_create(*, review: Review, author: User, hand: int, ply: int, text: s
     review = Review.objects.select_for_update().get(pk=review.pk)
     if review.finished:
         raise ReviewFinished(f"review {review.pk} is finished: its author may reopen it to add comments")
+    cap = settings.BURACO_MAX_COMMENTS_PER_MATCH
+    if Comment.objects.filter(review__match_id=review.match_id).count() >= cap:
+        raise CommentsFull(f"match {review.match_id} holds {cap} comments, as many as a match may")
     comment = Comment.objects.create(
         review=review, author=author, author_name=author.username, hand=hand, ply=ply, text=text, tag=tag
     )

@@ -152,10 +152,31 @@ def test_a_coach_comments_on_a_ply_the_owner_answers_and_the_export_brings_it_ba
     new_id = upload(api_client(coach), exported[1])
     assert new_id != match_id
     coach_api = api_client(coach)
-    reviews = coach_api.get(f"/api/matches/{new_id}/reviews/").json()
+    reviews = coach_api.get(f"/api/matches/{new_id}/reviews/").json()["results"]
     assert [(r["source"], r["author_name"], r["comment_count"]) for r in reviews] == [("record", "carla", 1)]
     back = coach_api.get(f"/api/matches/{new_id}/reviews/{reviews[0]['id']}/").json()["comments"]
     assert [(c["hand"], c["ply"], c["tag"], c["text"], c["author_name"]) for c in back] == [(1, PLY, "missed-canasta", COMMENT, "carla")]
     # ... and its replay shows it beside the same move.
     open_replay(page, new_id, f"?ply={PLY}")
     assert [(c["author"], c["tag"], c["text"]) for c in shown_comments(page)] == [("carla", "missed-canasta", COMMENT)]
+
+
+def test_the_owner_sees_a_record_s_notes_labelled_and_removes_a_review(new_page: Any, player: User) -> None:
+    from dataclasses import replace
+
+    from buraco.notation import Note, loads
+
+    record = loads(RECORD)
+    noted = replace(record.hands[0], notes=(Note(PLY, "Grandmaster Gil", "A note in the record"),))
+    match_id = upload(api_client(player), dumps(replace(record, hands=(noted,))))
+    page = new_page()
+    log_in(page, player)
+    open_replay(page, match_id, f"?ply={PLY}")
+    assert page.text_content("#comment-list .comment .comment-author") == "Grandmaster Gil"
+    assert page.text_content("#comment-list .comment .comment-source") == "from the record's notes"
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click(".review-row .remove-review")
+    page.wait_for_function("() => !document.querySelector('.review-row')")
+    assert not Review.objects.filter(match_id=match_id).exists()
+    assert page.locator("#moves .comment-badge").count() == 0
+    assert page.errors == []

@@ -160,7 +160,7 @@ def test_it_lets_anyone_read_the_reviews_of_a_public_match_but_not_write(
 ) -> None:
     Match.objects.filter(pk=match.pk).update(visibility="public")
     base = f"/api/matches/{match.pk}/reviews/"
-    assert stranger_api.get(base).json()[0]["comment_count"] == 1
+    assert stranger_api.get(base).json()["results"][0]["comment_count"] == 1
     assert anonymous_api.get(f"{base}{comment.review_id}/comments/").status_code == 200
     assert stranger_api.post(base).status_code == 403
     assert anonymous_api.post(base).status_code == 403
@@ -192,7 +192,7 @@ def test_it_keeps_the_owner_and_the_coach_answering_each_other_under_a_comment(
     base = f"/api/matches/{match.pk}/reviews/{comment.review_id}/comments/"
     assert owner_api.post(f"{base}{comment.pk}/replies/", {"text": "I feared the discard"}, format="json").status_code == 201
     assert coach_api.post(f"{base}{comment.pk}/replies/", {"text": "It was safe: the 7 is dead"}, format="json").status_code == 201
-    [listed] = owner_api.get(base).json()
+    [listed] = owner_api.get(base).json()["results"]
     assert (listed["hand"], listed["ply"], listed["tag"], listed["author"]) == (1, 3, "mistake", "coach")
     assert [(r["author"], r["text"]) for r in listed["replies"]] == [
         ("ana", "I feared the discard"), ("coach", "It was safe: the 7 is dead"),
@@ -215,7 +215,7 @@ def test_it_lists_comments_in_hand_and_ply_order(coach_api: APIClient, match: Ma
     base = f"/api/matches/{match.pk}/reviews/{review.pk}/comments/"
     for hand, ply in [(2, 1), (1, 5), (1, 2)]:
         assert coach_api.post(base, {"hand": hand, "ply": ply, "text": f"{hand}/{ply}"}, format="json").status_code == 201
-    assert [(c["hand"], c["ply"]) for c in coach_api.get(base).json()] == [(1, 2), (1, 5), (2, 1)]
+    assert [(c["hand"], c["ply"]) for c in coach_api.get(base).json()["results"]] == [(1, 2), (1, 5), (2, 1)]
 
 
 # --- finished -------------------------------------------------------------------------------
@@ -238,7 +238,7 @@ def test_it_takes_no_comments_on_a_finished_review_until_its_author_reopens_it(
 
 def test_it_shows_whether_a_review_is_finished_in_the_list(coach_api: APIClient, match: Match, review: Review) -> None:
     coach_api.patch(f"/api/matches/{match.pk}/reviews/{review.pk}/", {"finished": True}, format="json")
-    assert [r["finished"] for r in coach_api.get(f"/api/matches/{match.pk}/reviews/").json()] == [True]
+    assert [r["finished"] for r in coach_api.get(f"/api/matches/{match.pk}/reviews/").json()["results"]] == [True]
 
 
 def test_it_names_the_field_of_a_bad_patch(coach_api: APIClient, match: Match, review: Review) -> None:

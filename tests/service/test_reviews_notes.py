@@ -42,12 +42,12 @@ def with_notes(text: str, notes: dict[int, tuple[Note, ...]], annotator: str | N
 
 def comments_of(client: APIClient, match_id: int, review_id: int) -> list[tuple[int, int, str, str, str]]:
     """(hand, ply, author name, text, tag) of each of a review's comments, as the API lists them."""
-    listed = client.get(f"/api/matches/{match_id}/reviews/{review_id}/comments/").json()
+    listed = client.get(f"/api/matches/{match_id}/reviews/{review_id}/comments/").json()["results"]
     return [(c["hand"], c["ply"], c["author_name"], c["text"], c["tag"]) for c in listed]
 
 
 def record_review(client: APIClient, match_id: int) -> dict[str, Any]:
-    [review] = [r for r in client.get(f"/api/matches/{match_id}/reviews/").json() if r["source"] == "record"]
+    [review] = [r for r in client.get(f"/api/matches/{match_id}/reviews/").json()["results"] if r["source"] == "record"]
     return dict(review)
 
 
@@ -83,7 +83,7 @@ def test_it_keeps_a_notes_own_tag_and_ply_as_the_record_writes_them(owner_api: A
 
 def test_it_makes_no_review_of_a_record_without_notes(owner_api: APIClient, upload: Any) -> None:
     match_id = upload_one(upload, owner_api, TEXT)
-    assert owner_api.get(f"/api/matches/{match_id}/reviews/").json() == []
+    assert owner_api.get(f"/api/matches/{match_id}/reviews/").json()["results"] == []
 
 
 def test_it_reads_the_notes_once_when_the_same_record_is_uploaded_again(owner_api: APIClient, upload: Any) -> None:
@@ -110,7 +110,7 @@ def test_it_shows_the_record_review_to_a_coach_and_a_link_holder_only_as_the_mat
     records_services.match_share_with(match=match, user=coach)
     token = records_services.share_link_create(match=match)
     assert record_review(coach_api, match_id)["author_name"] == "Marta"
-    assert APIClient().get(f"/api/matches/{match_id}/reviews/?share={token}").json()[0]["comment_count"] == 3
+    assert APIClient().get(f"/api/matches/{match_id}/reviews/?share={token}").json()["results"][0]["comment_count"] == 3
     assert stranger_api.get(f"/api/matches/{match_id}/reviews/").status_code == 404
 
 

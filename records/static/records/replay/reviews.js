@@ -20,7 +20,7 @@ async function call(url, method = "GET", body = undefined) {
   let data = null;
   try { data = await response.json(); } catch (_) { data = null; }
   if (!response.ok) throw new Error(failureMessage(data, response.status));
-  return data;
+  return data;  // null for a 204
 }
 
 /**
@@ -34,6 +34,8 @@ export function createReviews({ config, ui, me, lastPly }) {
 
   const mine = () => state.reviews.find((r) => r.author === me && r.source === "api");
   const canReply = (comment) => Boolean(state.can.review && me && (me === state.owner || comment.author === me));
+  // reviews/permissions.py can_remove_review: the match's owner, or the review's author while they may review.
+  const canRemove = (review) => Boolean(me && (me === state.owner || (state.can.review && review.author === me && review.source === "api")));
 
   function index() {
     state.byPly = new Map();
@@ -74,11 +76,16 @@ export function createReviews({ config, ui, me, lastPly }) {
       ` &middot; <span class="review-state">${review.finished ? "finished" : "open"}</span>` +
       ` &middot; <a class="export-review" href="${escape(exportUrl(review))}" download>export review</a>` +
       (review === own ? ` <button type="button" class="finish-review" data-finished="${review.finished ? "false" : "true"}">${review.finished ? "Reopen" : "Mark finished"}</button>` : "") +
+      (canRemove(review) ? ` <button type="button" class="remove-review" data-review="${review.id}">Remove</button>` : "") +
       `</li>`
     )).join("");
     ui.bar.innerHTML = state.reviews.length ? `<h2 class="reviews-title">Reviews</h2><ul class="review-rows">${rows}</ul>` : "";
     const button = ui.bar.querySelector(".finish-review");
     if (button) button.addEventListener("click", () => finish(own, button.dataset.finished === "true"));
+    ui.bar.querySelectorAll(".remove-review").forEach((remover) => remover.addEventListener("click", () => {
+      const review = state.reviews.find((r) => String(r.id) === remover.dataset.review);
+      if (review && window.confirm(`Remove the review by ${review.author_name} with its ${review.comment_count} comment${review.comment_count === 1 ? "" : "s"}?`)) remove(review);
+    }));
   }
 
   function commentHTML({ comment, review }) {
@@ -87,6 +94,8 @@ export function createReviews({ config, ui, me, lastPly }) {
       `<article class="comment" data-comment="${comment.id}" data-review="${review.id}">` +
       `<p class="comment-head">${comment.tag ? `<span class="comment-tag tag-${escape(comment.tag)}">${escape(comment.tag)}</span> ` : ""}` +
       `<strong class="comment-author">${escape(comment.author_name)}</strong>` +
+      // A record's note names whoever the record says: not an account's word, and labelled so.
+      `${comment.source === "record" ? ` <span class="comment-source" title="a note of the uploaded record, under the name the record gives">from the record's notes</span>` : ""}` +
       `${comment.ply > lastPly ? ` &middot; on ply ${comment.ply}` : ""}</p>` +
       `<p class="comment-text">${escape(comment.text)}</p>` +
       `<ol class="replies">${replies}</ol>` +
@@ -116,7 +125,7 @@ export function createReviews({ config, ui, me, lastPly }) {
   }
 
   function loaded(reviews) {
-    state.reviews = reviews.map((r) => ({ ...r, comment_count: (r.comments || []).length }));
+    state.reviews = reviews;
     state.loaded = true;
     index();
     markMoves();
@@ -131,10 +140,30 @@ export function createReviews({ config, ui, me, lastPly }) {
     loaded(data.reviews || []);
   }
 
-  /** The reviews as the API has them now (after a write). */
+  /** Every item of a paged list (apikit/paging.py), following its `next` links. */
+  async function everything(url) {
+    const items = [];
+    for (let next = url; next; ) {
+      const page = await call(next);
+      items.push(...page.results);
+      next = page.next;
+    }
+    return items;
+  }
+
+  const listUrl = (path, query) => {
+    const params = new URLSearchParams(query);
+    if (config.share) params.set("share", config.share);
+    return `${path}?${params}`;
+  };
+
+  /** The reviews as the API has them now (after a write): each with its comments on this hand only. */
   async function load() {
-    const list = await call(withShare(`${base}reviews/`));
-    loaded(await Promise.all(list.map((r) => call(withShare(`${base}reviews/${r.id}/`)))));
+    const reviews = await everything(listUrl(`${base}reviews/`, { page_size: 100 }));
+    loaded(await Promise.all(reviews.map(async (review) => ({
+      ...review,
+      comments: await everything(listUrl(`${base}reviews/${review.id}/comments/`, { hand: config.hand, page_size: 500 })),
+    }))));
   }
 
   async function guarded(errorBox, work) {
@@ -174,6 +203,10 @@ export function createReviews({ config, ui, me, lastPly }) {
 
   async function finish(review, finished) {
     await guarded(ui.formError, () => call(`${base}reviews/${review.id}/`, "PATCH", { finished }));
+  }
+
+  async function remove(review) {
+    await guarded(ui.formError, () => call(`${base}reviews/${review.id}/`, "DELETE"));
   }
 
   ui.tag.innerHTML = `<option value="">no tag</option>${TAGS.map((t) => `<option value="${t}">${t}</option>`).join("")}`;
