@@ -23,6 +23,7 @@ starting with ``x-`` are kept; any other unknown key is a
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import math
 import re
@@ -120,6 +121,51 @@ class Record:
     def position(self, path: Path) -> Position | None:
         """Where a value of the record stands in the text it was read from."""
         return locate(self.source, self.source_format, path)
+
+
+def game_key(record: Record) -> str:
+    """What a record says, whatever review it carries, as a hex digest: two records with
+    the same key are one game written twice, one perhaps with a coach's notes.
+
+    Everything counts (the rule set, the players, teams and target, the metadata, every
+    hand's deal, actions and claimed result, the ``x-`` keys) but the notes and the
+    ``annotator`` (a review), the format (TOML or JSON) and the spelling: a meld's cards are
+    taken in any order, as ``replay.canonical`` may rewrite them. So a review exported from
+    a match and uploaded again is that match's game, while the same deal filed under another
+    event is another record.
+
+    >>> from dataclasses import replace
+    >>> from buraco.selfplay import play_match
+    >>> record = play_match("cerrado", players=2, hands=1, seed=3)
+    >>> noted = replace(record, hands=tuple(replace(h, notes=(Note(1, "Marta", "well played"),)) for h in record.hands),
+    ...                 metadata=(*record.metadata, ("annotator", "Marta")))
+    >>> game_key(noted) == game_key(loads(dumps(record, "json")))
+    True
+    >>> game_key(record) == game_key(replace(record, metadata=(*record.metadata, ("event", "another night"))))
+    False
+    """
+    hands = []
+    for hand in record.hands:
+        actions = [
+            [action.seat, action.verb, sorted(token.card for token in action.tokens)] if action.verb == "meld"
+            else action.canonical()
+            for action in hand.parsed
+        ]
+        result = None if hand.result is None else [
+            list(hand.result.scores), list(hand.result.totals) if hand.result.totals is not None else None,
+            _thaw(hand.result.extra),
+        ]
+        hands.append([
+            hand.dealer, [sorted(cards) for cards in hand.dealt], [sorted(cards) for cards in hand.dead],
+            hand.discard, list(hand.stock) if hand.stock is not None else None, actions, result, _thaw(hand.extra),
+        ])
+    identity = [
+        record.variant, list(record.players), record.teams, record.match_target,
+        sorted([key, _thaw(value)] for key, value in record.metadata if key != "annotator"),
+        _thaw(record.extra), hands,
+    ]
+    text = json.dumps(identity, separators=(",", ":"), sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # --- reading ---------------------------------------------------------------------
