@@ -207,8 +207,14 @@ class RecordFileField(serializers.FileField):
 class UploadedItemSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     status = serializers.CharField()
-    duplicate = serializers.BooleanField(help_text="this owner had uploaded the same bytes already")
-    file = serializers.CharField()
+    duplicate = serializers.BooleanField(
+        help_text="this owner had stored this game already (the same bytes, or the same game with other notes or "
+                  "spelling: an exported review uploaded again): `id` is that match"
+    )
+    file = serializers.CharField(help_text="the file's name in this upload")
+    review = serializers.IntegerField(
+        required=False, help_text="a duplicate whose notes no review of the match held: the review they made"
+    )
 
 
 class UploadAcceptedSerializer(serializers.Serializer[Any]):
@@ -221,7 +227,13 @@ class UploadAcceptedSerializer(serializers.Serializer[Any]):
     batch = serializers.IntegerField(required=False)
     total = serializers.IntegerField(required=False, help_text="matches the batch stored and verifies")
     duplicates = serializers.IntegerField(required=False)
+    rejected = serializers.IntegerField(required=False, help_text="files not stored: unreadable, listed in `errors`")
     matches = UploadedItemSerializer(many=True, required=False)
+    errors = serializers.ListField(
+        child=serializers.DictField(), required=False,
+        help_text="each file not stored, with its error and place: {file, line, column, message, ...}",
+    )
+    review = serializers.IntegerField(required=False)
 
 
 PAGINATED_MATCHES = inline_serializer(
@@ -316,9 +328,11 @@ class MatchListApi(APIView):
         summary="Upload records",
         description=(
             "A BRN file (TOML), its JSON form, several files or a zip of .brn files, as multipart "
-            "`file`/`files` fields, or one record as the raw request body. All files must be readable "
-            "BRN or nothing is stored (400 lists every error with its line and column). Several files "
-            "make a batch whose progress is at /api/batches/{id}/. A raw body sent as "
+            "`file`/`files` fields, or one record as the raw request body. Of several files, every readable "
+            "record is stored and each unreadable one is listed in `errors` with its line and column; when no "
+            "file (or the one file) is readable, nothing is stored and the 400 lists every error. Several files "
+            "make a batch whose progress is at /api/batches/{id}/. A game the owner stored before (an exported "
+            "review uploaded again) answers that match, its notes a new review of it when no review holds them. A raw body sent as "
             "application/x-www-form-urlencoded (curl's default for --data) is read as the record too."
         ),
         request={
@@ -357,8 +371,9 @@ class MatchListApi(APIView):
         )
         statuses = selectors.match_statuses(match_ids=[m.pk for m in result.matches])
         items = [
-            {"id": m.pk, "status": statuses[m.pk], "duplicate": not new, "file": m.filename}
-            for m, new in zip(result.matches, result.created)
+            {"id": m.pk, "status": statuses[m.pk], "duplicate": not new, "file": name,
+             **({"review": review} if review is not None else {})}
+            for m, new, name, review in zip(result.matches, result.created, result.names, result.reviews, strict=True)
         ]
         if result.batch is None:
             return Response(items[0], status=status.HTTP_202_ACCEPTED)
@@ -369,7 +384,9 @@ class MatchListApi(APIView):
                 "status": "pending" if result.batch.total else "finished",
                 "total": result.batch.total,
                 "duplicates": len(items) - result.batch.total,
+                "rejected": len(result.errors),
                 "matches": items,
+                "errors": result.errors,
             },
             status=status.HTTP_202_ACCEPTED,
         )

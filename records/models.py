@@ -89,6 +89,9 @@ class Match(models.Model):
     source = models.BinaryField()  # the upload, byte for byte
     source_format = models.CharField(max_length=4, default="toml")
     sha256 = models.CharField(max_length=64)
+    # buraco.notation.game_key: the game whatever its notes or spelling (an exported review
+    # uploaded again is its match's game); empty for a record today's engine cannot read.
+    game_key = models.CharField(max_length=64, blank=True, default="")
     variant = models.CharField(max_length=32, db_index=True)
     players = models.JSONField(default=list)
     player_names = models.TextField(blank=True)  # lower-cased, one per line: portable player filter
@@ -118,6 +121,7 @@ class Match(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["owner", "sha256"], name="one_match_per_upload_per_owner"),
         ]
+        indexes = [models.Index(fields=["owner", "game_key"], name="match_owner_game")]
         verbose_name_plural = "matches"
 
     def __str__(self) -> str:

@@ -22,12 +22,12 @@ from django.db.models import Exists, Field, Model, OuterRef, Q
 from django.utils import timezone
 
 import buraco
-from buraco.notation import Record, loads
+from buraco.notation import Record, game_key, loads
 from buraco.replay import HandReport, MatchReport, verify
 
 from .jobs import ANALYSIS_QUEUE, job_claim, job_finish, jobs_requeue, jobs_send
 from .models import Batch, Hand, Job, Match
-from .uploads import UploadedFile, UploadError, expand_upload, parse_uploads
+from .uploads import UploadedFile, UploadError, expand_upload, parse_uploads, read_uploads
 
 ENGINE_VERSION = buraco.__version__
 
@@ -37,8 +37,10 @@ class UploadResult:
     matches: list[Match]
     created: list[bool]
     batch: Batch | None = None
-    errors: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)  # the records not stored, each with its place
     names: list[str] = field(default_factory=list)  # each match's file in this upload (a zip's member)
+    # Per file: the review its notes made on a match stored before (an exported review uploaded again).
+    reviews: list[int | None] = field(default_factory=list)
 
     @property
     def duplicates(self) -> list[tuple[str, Match]]:
@@ -56,19 +58,28 @@ def upload_create(
     """Store readable uploads as pending matches and queue their verification.
 
     One file is a user's own upload (the interactive queue); several files or a
-    zip make a batch (the bulk queue), whose progress the API reports.
+    zip make a batch (the bulk queue), whose progress the API reports. Of several files,
+    every readable record is stored and each unreadable one is listed in ``errors`` with its
+    place (nothing of it is stored); when none is readable, or the one file is not,
+    :class:`UploadError` says why and nothing is stored.
+
+    The same game as a match the owner stored before (``buraco.notation.game_key``: an
+    exported review uploaded again, say) is answered with that match; its notes, if no
+    review of that match holds them already, become a review of it.
     """
     expanded = expand_upload(files)
     if not expanded:
         raise UploadError([{"file": None, "line": None, "column": None, "message": "no file was uploaded"}])
-    parsed = parse_uploads(expanded)
+    parsed, errors = read_uploads(expanded)
     bulk = len(expanded) > 1 or any(f.name.lower().endswith(".zip") for f in files)
+    if not parsed or (errors and not bulk):
+        raise UploadError(errors)
     queue = "bulk" if bulk else "interactive"
     with transaction.atomic():
         batch = Batch.objects.create(owner=owner, label=label, total=0) if bulk else None
         stored = _matches_store(owner=owner, parsed=parsed, batch=batch, visibility=visibility, queue=queue)
-        matches = [match for match, _ in stored]
-        created = [is_new for _, is_new in stored]
+        matches = [match for match, _, _ in stored]
+        created = [is_new for _, is_new, _ in stored]
         if batch is not None:
             # A batch tracks the matches it stored; records already uploaded are answered as duplicates.
             batch.total = sum(created)
@@ -86,7 +97,10 @@ def upload_create(
         transaction.on_commit(
             lambda: jobs_send(match_ids=[*to_queue, *retry], kind=Job.Kind.VERIFY, queue=queue), robust=True
         )
-    return UploadResult(matches, created, batch, names=[upload.name for upload, _ in parsed])
+    return UploadResult(
+        matches, created, batch, errors=errors, names=[upload.name for upload, _ in parsed],
+        reviews=[review for _, _, review in stored],
+    )
 
 
 # Rows per INSERT when an upload is stored in bulk: a few MB of sources per statement.
@@ -102,11 +116,13 @@ def _matches_store(
     batch: Batch | None,
     visibility: str,
     queue: str,
-) -> list[tuple[Match, bool]]:
-    """Store the owner's new records of one upload in bulk, in the caller's transaction: each
+) -> list[tuple[Match, bool, int | None]]:
+    """Store the owner's new games of one upload in bulk, in the caller's transaction: each
     new match with its verify job, its hands and its notes' review. Returns, for each file in
-    order, its match and whether it is new. A record the owner uploaded before, or a second
-    copy of a file in this upload, is answered with the match already stored.
+    order, its match, whether it is new, and the review its notes made on a match stored
+    before. A game the owner stored before (the same bytes, or the same
+    ``buraco.notation.game_key``), or a second copy in this upload, is answered with the
+    match already stored.
 
     A few statements for a whole batch, instead of six per match: the matches, jobs and hands
     go in with one INSERT per ``MATCHES_PER_INSERT`` matches. If a concurrent upload stores
@@ -114,25 +130,41 @@ def _matches_store(
     that group is stored one match at a time instead (:func:`_match_store`).
     """
     digests = [hashlib.sha256(upload.content).hexdigest() for upload, _ in parsed]
-    unique = list(dict.fromkeys(digests))
-    stored: dict[str, tuple[Match, bool]] = {}
-    for start in range(0, len(unique), DIGESTS_PER_QUERY):
-        for match in Match.objects.filter(owner=owner, sha256__in=unique[start:start + DIGESTS_PER_QUERY]):
-            stored[match.sha256] = (match, False)
-    first: dict[str, int] = {}  # each new record's first file in this upload
-    for index, digest in enumerate(digests):
-        if digest not in stored:
-            first.setdefault(digest, index)
+    games = [game_key(record) for _, record in parsed]
+    stored: dict[str, tuple[Match, bool]] = {}  # by game
+    wanted_digests, wanted_games = list(dict.fromkeys(digests)), list(dict.fromkeys(games))
+    by_digest = dict(zip(digests, games, strict=True))
+    for start in range(0, max(len(wanted_digests), len(wanted_games)), DIGESTS_PER_QUERY):
+        earlier = Match.objects.filter(owner=owner).filter(
+            Q(sha256__in=wanted_digests[start:start + DIGESTS_PER_QUERY])
+            | Q(game_key__in=wanted_games[start:start + DIGESTS_PER_QUERY])
+        ).order_by("id")
+        for match in earlier:
+            game = match.game_key or by_digest.get(match.sha256, "")
+            stored.setdefault(game, (match, False))
+            if match.sha256 in by_digest:
+                stored.setdefault(by_digest[match.sha256], (match, False))
+    first: dict[str, int] = {}  # each new game's first file in this upload
+    for index, game in enumerate(games):
+        if game not in stored:
+            first.setdefault(game, index)
     new = list(first.values())
     for start in range(0, len(new), MATCHES_PER_INSERT):
         group = [(*parsed[index], digests[index]) for index in new[start:start + MATCHES_PER_INSERT]]
         inserted = _matches_insert(owner=owner, group=group, batch=batch, visibility=visibility, queue=queue)
-        for (_, _, digest), outcome in zip(group, inserted, strict=True):
-            stored[digest] = outcome
-    # A later copy of a file in the same upload is a duplicate of its first copy's match.
-    return [
-        (stored[digest][0], stored[digest][1] and first.get(digest) == index) for index, digest in enumerate(digests)
-    ]
+        for index, outcome in zip(new[start:start + MATCHES_PER_INSERT], inserted, strict=True):
+            stored[games[index]] = outcome
+    answers: list[tuple[Match, bool, int | None]] = []
+    for index, game in enumerate(games):
+        match, is_new = stored[game]
+        if is_new and first.get(game) == index:
+            answers.append((match, True, None))
+            continue
+        # The same game again (a later copy, or a match stored before): its notes may be new.
+        record = parsed[index][1]
+        review = _notes_review_once(match=match, record=record) if any(h.notes for h in record.hands) else None
+        answers.append((match, False, review))
+    return answers
 
 
 def _matches_insert(
@@ -192,6 +224,7 @@ def _match_new(
         source=upload.content,
         source_format=record.source_format,
         sha256=digest,
+        game_key=game_key(record),
         variant=record.variant,
         players=json_safe(list(record.players)),
         player_names=json_safe("\n".join(p.lower() for p in record.players)),
@@ -224,6 +257,15 @@ def _matches_complete(*, matches: Sequence[Match], records: Sequence[Record], qu
     for match, record in zip(matches, records, strict=True):
         if any(hand.notes for hand in record.hands):
             review_from_notes(match=match, record=record)
+
+
+def _notes_review_once(*, match: Match, record: Record) -> int | None:
+    """The record's notes as a review of ``match`` (a game stored before), unless a review of
+    the match holds the same comments already: the review made, or None."""
+    from reviews.services import review_from_notes_once
+
+    review = review_from_notes_once(match=match, record=record)
+    return review.pk if review is not None else None
 
 
 def _hands_insert(hands: Iterable[Hand]) -> None:

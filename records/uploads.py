@@ -140,8 +140,17 @@ def _zip_read(upload: UploadedFile, archive: zipfile.ZipFile, members: list[zipf
 
 def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Record]]:
     """Read every file; raise UploadError listing every unreadable one with its position."""
+    parsed, errors = read_uploads(files)
+    if errors:
+        raise UploadError(errors)
+    return parsed
+
+
+def read_uploads(files: Sequence[UploadedFile]) -> tuple[list[tuple[UploadedFile, Record]], list[dict[str, Any]]]:
+    """Read every file: the readable ones with their records, and each unreadable one's
+    error with its file and position."""
     parsed = []
-    errors = []
+    errors: list[dict[str, Any]] = []
     for upload in files:
         not_object = _json_not_object(upload.content)
         if not_object:
@@ -158,9 +167,7 @@ def parse_uploads(files: Sequence[UploadedFile]) -> list[tuple[UploadedFile, Rec
             errors.append({"file": upload.name, **too_many})
             continue
         parsed.append((upload, record))
-    if errors:
-        raise UploadError(errors)
-    return parsed
+    return parsed, errors
 
 
 def _notes_past_the_cap(record: Record) -> dict[str, Any] | None:

@@ -90,3 +90,32 @@ def review_from_notes(*, match: Match, record: Record) -> Review | None:
         for number, note in notes
     )
     return review
+
+
+def _notes_of(record: Record) -> list[tuple[int, int, str, str, str]]:
+    return sorted(
+        (number, note.ply, (note.author or "")[:150], note.text, (note.tag or "")[:64])
+        for number, hand in enumerate(record.hands, start=1) for note in hand.notes
+    )
+
+
+def review_from_notes_once(*, match: Match, record: Record) -> Review | None:
+    """:func:`review_from_notes` on a match the record's game was stored as before (the same
+    game uploaded again, an exported review say), unless one of the match's reviews holds
+    the same comments already. The review made, or None."""
+    wanted = [(hand, ply, json_safe(author), json_safe(text), json_safe(tag))
+              for hand, ply, author, text, tag in _notes_of(record)]
+    if not wanted:
+        return None
+    by_review: dict[int, list[tuple[int, int, str, str, str]]] = {}
+    for row in Comment.objects.filter(review__match=match).values_list("review_id", "hand", "ply", "author_name",
+                                                                       "text", "tag"):
+        by_review.setdefault(row[0], []).append(tuple(row[1:]))  # type: ignore[arg-type]
+    if any(sorted(comments) == wanted for comments in by_review.values()):
+        return None
+    cap = settings.BURACO_MAX_COMMENTS_PER_MATCH
+    held = sum(len(comments) for comments in by_review.values())
+    if held + len(wanted) > cap:
+        raise CommentsFull(f"match {match.pk} holds {held} comments: these {len(wanted)} notes would pass the "
+                           f"{cap} a match may hold")
+    return review_from_notes(match=match, record=record)

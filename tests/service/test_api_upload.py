@@ -262,10 +262,9 @@ def test_it_points_into_the_json_form_too(owner_api: APIClient, upload: Any) -> 
     assert "unknown key 'evnt'" in error["message"]
 
 
-def test_it_stores_nothing_when_one_file_of_several_is_unreadable(owner_api: APIClient, upload: Any) -> None:
+def test_it_stores_every_readable_file_and_lists_each_unreadable_one(owner_api: APIClient, upload: Any) -> None:
     card = bad_record("bad card")
     key = bad_record("unknown key")
-    matches, hands, batches = Match.objects.count(), Hand.objects.count(), Batch.objects.count()
     response = upload(
         owner_api,
         ("good-1.brn", record_text(seed=50, hands=1)),
@@ -274,25 +273,35 @@ def test_it_stores_nothing_when_one_file_of_several_is_unreadable(owner_api: API
         ("bad-key.brn", key.text),
     )
 
-    assert response.status_code == 400
-    errors = {e["file"]: e for e in response.json()["errors"]}
+    assert response.status_code == 202, response.content
+    body = response.json()
+    errors = {e["file"]: e for e in body["errors"]}
     assert set(errors) == {"bad-card.brn", "bad-key.brn"}
     assert (errors["bad-card.brn"]["line"], errors["bad-card.brn"]["column"]) == (card.line, card.column)
     assert (errors["bad-key.brn"]["line"], errors["bad-key.brn"]["column"]) == (key.line, key.column)
-    assert (Match.objects.count(), Hand.objects.count(), Batch.objects.count()) == (matches, hands, batches)
+    assert (body["total"], body["rejected"]) == (2, 2)
+    assert [m["file"] for m in body["matches"]] == ["good-1.brn", "good-2.brn"]
+    assert sorted(Match.objects.values_list("filename", flat=True)) == ["good-1.brn", "good-2.brn"]
+    assert Hand.objects.count() == 2 and Batch.objects.get().total == 2
 
 
-def test_it_stores_nothing_when_one_member_of_a_zip_is_unreadable(owner_api: APIClient, upload: Any) -> None:
+def test_it_stores_the_readable_members_of_a_zip_and_lists_the_unreadable_one(owner_api: APIClient, upload: Any) -> None:
     bad = bad_record("bad action")
     archive = zip_of({"a.brn": record_text(seed=52, hands=1), "b.brn": bad.text, "c.brn": record_text(seed=53, hands=1)})
     response = upload(owner_api, ("night.zip", archive))
 
-    assert response.status_code == 400
+    assert response.status_code == 202, response.content
     [error] = response.json()["errors"]
     assert error["file"] == "night.zip/b.brn"
     assert (error["line"], error["column"]) == (bad.line, bad.column)
-    assert Match.objects.count() == 0
-    assert Batch.objects.count() == 0
+    assert sorted(Match.objects.values_list("filename", flat=True)) == ["night.zip/a.brn", "night.zip/c.brn"]
+
+
+def test_it_stores_nothing_when_no_file_of_several_is_readable(owner_api: APIClient, upload: Any) -> None:
+    response = upload(owner_api, ("x.brn", bad_record("bad card").text), ("y.brn", bad_record("unknown key").text))
+    assert response.status_code == 400
+    assert sorted(e["file"] for e in response.json()["errors"]) == ["x.brn", "y.brn"]
+    assert (Match.objects.count(), Batch.objects.count()) == (0, 0)
 
 
 def test_it_refuses_a_raw_body_that_is_not_brn_with_a_position(owner_api: APIClient) -> None:
@@ -490,12 +499,12 @@ def test_it_never_answers_500_for_a_player_name_holding_a_nul_character(owner_ap
         assert response.json()["errors"][0]["line"] is not None
 
 
-def test_it_lists_every_problem_of_a_large_upload_without_storing_any(owner_api: APIClient, upload: Any) -> None:
+def test_it_lists_every_problem_of_a_large_upload_and_stores_the_rest(owner_api: APIClient, upload: Any) -> None:
     good = record_text(seed=59, hands=1)
     files = [(f"g{i}.brn", with_event(good, f"night {i}")) for i in range(5)]
     files += [(f"x{i}.brn", bad_record("unknown key").text.replace("self-play", f"n{i}")) for i in range(3)]
     response = upload(owner_api, *files)
-    assert response.status_code == 400
+    assert response.status_code == 202, response.content
     assert sorted(e["file"] for e in response.json()["errors"]) == ["x0.brn", "x1.brn", "x2.brn"]
-    assert Match.objects.count() == 0
+    assert Match.objects.count() == 5
 

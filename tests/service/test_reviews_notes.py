@@ -169,12 +169,19 @@ def test_it_brings_the_comments_back_when_the_export_is_uploaded_again(
 ) -> None:
     match_id, review_id = coached
     text = coach_api.get(f"/api/matches/{match_id}/reviews/{review_id}/export/").content
-    again = upload_one(upload, owner_api, text, name="reviewed.brn")
-    assert again != match_id
-    review = record_review(owner_api, again)
-    assert review["author_name"] == "coach" and review["author"] == "ana"
-    assert comments_of(owner_api, again, review["id"]) == COACHED
-    assert Match.objects.get(pk=again).valid is True  # the exported record verifies as the first did
+    reviews = Review.objects.filter(match_id=match_id).count()
+    # While the coach's review holds those comments, uploading its export again changes nothing.
+    response = upload(owner_api, ("reviewed.brn", text))
+    assert (response.json()["id"], response.json()["duplicate"], response.json()["file"]) == (match_id, True, "reviewed.brn")
+    assert "review" not in response.json() and Review.objects.filter(match_id=match_id).count() == reviews
+    # Once that review is gone, the export brings its comments back to the match it came from.
+    assert owner_api.delete(f"/api/matches/{match_id}/reviews/{review_id}/").status_code == 204
+    again = upload(owner_api, ("reviewed.brn", text)).json()
+    assert again["id"] == match_id and again["duplicate"] is True  # not a second copy of the match
+    review = dict(owner_api.get(f"/api/matches/{match_id}/reviews/{again['review']}/").json())
+    assert review["author_name"] == "coach" and review["author"] == "ana" and review["source"] == "record"
+    assert comments_of(owner_api, match_id, review["id"]) == COACHED
+    assert Match.objects.filter(owner__username="ana").count() == 1
 
 
 def test_it_brings_the_comments_back_for_another_user_uploading_the_export(
