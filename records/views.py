@@ -35,6 +35,11 @@ class FilterForm(forms.Form):
     date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     mine = forms.BooleanField(required=False, label="only mine")
 
+    def __init__(self, *args: Any, signed_in: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not signed_in:  # a visitor owns nothing: "only mine" would list nothing
+            del self.fields["mine"]
+
 
 class MinPointsForm(forms.Form):
     min_points = forms.IntegerField(
@@ -50,11 +55,11 @@ class UploadForm(forms.Form):
 
 
 def match_list(request: HttpRequest) -> HttpResponse:
-    form = FilterForm(request.GET or None)
+    form = FilterForm(request.GET or None, signed_in=request.user.is_authenticated)
     filters: dict[str, Any] = {}
     if form.is_bound and form.is_valid():
         filters = {k: v for k, v in form.cleaned_data.items() if v not in (None, "", False)}
-    matches = selectors.match_list(user=request.user, **filters)
+    matches = selectors.match_list_rows(user=request.user, **filters)
     page = Paginator(matches, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
