@@ -231,11 +231,19 @@ def status_counts(*, matches: MatchQuerySet) -> dict[str, int]:
 
 
 def batch_progress(*, batch: Batch) -> dict[str, Any]:
-    """Counted from the batch's matches as they are now (a deleted match leaves the count)."""
+    """Counted from the batch's matches as they are now (a deleted match leaves the count):
+    their verification, then their analysis (the analyze jobs, queued once a verdict is
+    stored, by status: ``analysed``, ``analysing``, ``analysis_waiting``, ``analysis_failed``).
+    ``analysis_finished`` once every verdict's analysis is done or failed."""
     counts = status_counts(matches=Match.objects.filter(batch=batch))
     total = sum(counts.values())
     done = counts.get(Match.Status.VERIFIED, 0) + counts.get(Match.Status.INVALID, 0)
     failed = counts.get(Match.Status.FAILED, 0)
+    analyses = dict(
+        Job.objects.filter(match__batch=batch, kind=Job.Kind.ANALYZE).order_by().values_list("status")
+        .annotate(n=Count("id")).values_list("status", "n")
+    )
+    analysed, analysis_failed = analyses.get(Job.Status.DONE, 0), analyses.get(Job.Status.FAILED, 0)
     return {
         "id": batch.pk,
         "label": batch.label,
@@ -247,6 +255,12 @@ def batch_progress(*, batch: Batch) -> dict[str, Any]:
         "invalid": counts.get(Match.Status.INVALID, 0),
         "pending": total - done - failed,
         "finished": done + failed >= total,
+        "analysed": analysed,
+        "analysing": analyses.get(Job.Status.RUNNING, 0),
+        "analysis_waiting": analyses.get(Job.Status.PENDING, 0),
+        "analysis_failed": analysis_failed,
+        # Every verdict (verified or invalid) is analysed; a match whose verification failed is not.
+        "analysis_finished": done + failed >= total and analysed + analysis_failed >= done,
     }
 
 
