@@ -1,4 +1,4 @@
-"""Server-rendered pages: sign up, upload, my matches, a match's report, a batch's progress."""
+"""Server-rendered pages: sign up, upload, my matches, a match's report, a batch's progress, the docs."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from analysis import selectors as analysis_selectors
 from buraco.rules import VARIANTS, find_variant
 from reviews.selectors import reviews_for_page
 
-from . import permissions, selectors, services, throttling
+from . import docs, permissions, selectors, services, throttling
 from .models import Batch, Hand, Job, Match
 
 
@@ -317,3 +317,15 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         "batch": batch, "progress": progress, "matches": matches,
         "duplicates": duplicates, "duplicate_count": request.session.get(key + "-count", len(listed)),
     })
+
+
+def docs_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "records/docs_index.html", {"docs": docs.doc_index()})
+
+
+def doc_page(request: HttpRequest, name: str) -> HttpResponse:
+    """One of the project's docs (records/docs.py), rendered from its Markdown file."""
+    page = docs.doc_page(name=name)
+    if page is None:
+        raise Http404(f"no doc {name!r}: the docs are {', '.join(docs.DOCS)}")
+    return render(request, "records/doc.html", {"doc": page, "docs": docs.doc_index()})

@@ -30,3 +30,24 @@ def test_the_match_list_shows_totals_findings_and_the_file(new_page: Any, player
     visitor.goto("/")
     assert visitor.locator("input[name=mine]").count() == 0, "no 'only mine' for a visitor"
     assert visitor.locator("form.filters button").is_visible()
+
+
+def test_the_docs_are_pages_reached_from_the_upload_page(new_page: Any, player: Any) -> None:
+    page = new_page()
+    upload(page, player)
+    page.goto("/upload/")
+    page.click("a[href='/docs/notation/']")
+    page.wait_for_url("**/docs/notation/")
+    assert page.locator("article.doc h1").inner_text().strip()
+    verbs = page.locator("article.doc table", has=page.locator("th", has_text="verb"))
+    assert verbs.is_visible() and "draw" in verbs.inner_text()
+    page.click("article.doc a[href^='/docs/rules/']")
+    page.wait_for_url("**/docs/rules/**")
+    assert page.locator("article.doc table").count() > 0
+    page.click("header a[href='/docs/']")
+    page.wait_for_url("**/docs/")
+    assert page.locator("main a[href='/docs/analysis/']").is_visible()
+    phone = new_page(390, 844)
+    phone.goto("/docs/notation/")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390, "wide tables scroll in their box"
+    assert page.errors == [] and phone.errors == []
