@@ -30,6 +30,9 @@ def test_the_match_list_shows_totals_findings_and_the_file(new_page: Any, player
     visitor.goto("/")
     assert visitor.locator("input[name=mine]").count() == 0, "no 'only mine' for a visitor"
     assert visitor.locator("form.filters button").is_visible()
+    # The header (Upload, Docs, API, Log in, Sign up) keeps to one row at 390 px.
+    assert visitor.locator("header").bounding_box()["height"] <= 40
+    assert page.locator("header").bounding_box()["height"] <= 40
 
 
 def test_the_docs_are_pages_reached_from_the_upload_page(new_page: Any, player: Any) -> None:
