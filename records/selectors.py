@@ -86,7 +86,8 @@ def match_list_rows(*, user: User | AnonymousUser, **filters: Any) -> MatchQuery
         Exists(Match.shared_with.through.objects.filter(match=OuterRef("pk"), user=user.pk))
         if user.is_authenticated else Value(False)
     )
-    return match_list(user=user, **filters).select_related("batch").annotate(
+    # The analysis status is a column here, so the jobs need not be prefetched as the API does.
+    return match_list(user=user, **filters).prefetch_related(None).select_related("batch").annotate(
         scored_hands=Coalesce(Subquery(first_unscored) - 1, F("hand_count"), output_field=IntegerField()),
         analysis_status=Subquery(analysis),
         finding_count=Coalesce(Subquery(findings, output_field=IntegerField()), 0),
