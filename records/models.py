@@ -131,6 +131,12 @@ class Match(models.Model):
     def new_share_token() -> str:
         return secrets.token_urlsafe(32)
 
+    @property
+    def file_name(self) -> str:
+        """The uploaded file's name without its folders (a zip's member keeps its path in
+        ``filename``); empty when the upload had none (a record sent as the body)."""
+        return (self.filename or "").replace("\\", "/").rsplit("/", 1)[-1]
+
     def job(self, kind: str) -> Job | None:
         """This match's job of ``kind`` (from ``prefetch_related("jobs")`` when prefetched)."""
         return next((job for job in self.jobs.all() if job.kind == kind), None)

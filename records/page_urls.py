@@ -11,4 +11,6 @@ urlpatterns = [
     path("matches/<int:match_id>/delete/", views.match_delete, name="match-delete"),
     path("matches/<int:match_id>/hands/<int:number>/replay/", views.hand_replay, name="hand-replay"),
     path("batches/<int:batch_id>/", views.batch_detail, name="batch-detail"),
+    path("docs/", views.docs_index, name="docs"),
+    path("docs/<slug:name>/", views.doc_page, name="docs-page"),
 ]

@@ -7,9 +7,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Min, QuerySet
+from django.db.models import Count, Exists, F, IntegerField, Min, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from analysis.models import Finding
 from buraco.actions import ActionSyntaxError, parse_action
 from buraco.cards import parse_cards
 from buraco.errors import BuracoError
@@ -76,6 +78,28 @@ def match_list(
     return matches.defer("source").select_related("owner").prefetch_related("jobs")
 
 
+def match_list_rows(*, user: User | AnonymousUser, **filters: Any) -> MatchQuerySet:
+    """:func:`match_list` with what the list page shows beside each match, in the same query
+    (subqueries, not a query per row): ``scored_hands``, how many hands from hand 1 the
+    totals sum (as :func:`totals_through_hand`); ``analysis_status``, its analyze job's status
+    (None before its verdict); ``finding_count``, the findings its analysis stored;
+    ``shared_with_viewer``, whether it is shared with ``user``; and its batch."""
+    first_unscored = Hand.objects.filter(match=OuterRef("pk"), scores__isnull=True).order_by("number").values("number")[:1]
+    findings = Finding.objects.filter(match=OuterRef("pk")).order_by().values("match").annotate(n=Count("pk")).values("n")
+    analysis = Job.objects.filter(match=OuterRef("pk"), kind=Job.Kind.ANALYZE).values("status")[:1]
+    shared = (
+        Exists(Match.shared_with.through.objects.filter(match=OuterRef("pk"), user=user.pk))
+        if user.is_authenticated else Value(False)
+    )
+    # The analysis status is a column here, so the jobs need not be prefetched as the API does.
+    return match_list(user=user, **filters).prefetch_related(None).select_related("batch").annotate(
+        scored_hands=Coalesce(Subquery(first_unscored) - 1, F("hand_count"), output_field=IntegerField()),
+        analysis_status=Subquery(analysis),
+        finding_count=Coalesce(Subquery(findings, output_field=IntegerField()), 0),
+        shared_with_viewer=shared,
+    )
+
+
 def match_statuses(*, match_ids: list[int]) -> dict[int, str]:
     """Each match's status, by id."""
     return dict(Match.objects.with_status().filter(pk__in=match_ids).values_list("pk", "status"))  # type: ignore[misc]
@@ -136,7 +160,7 @@ def totals_through_hand(*, hands: list[dict[str, Any]] | list[Hand]) -> int:
 def match_source(*, match: Match) -> tuple[bytes, str, str]:
     """The upload byte for byte, a file name for it (the original one's last part) and its
     content type."""
-    name = (match.filename or "").replace("\\", "/").rsplit("/", 1)[-1] or f"match-{match.pk}.brn"
+    name = match.file_name or f"match-{match.pk}.brn"
     content_type = "application/json" if match.source_format == "json" else "application/toml"
     return bytes(match.source), name, content_type
 
@@ -235,11 +259,19 @@ def status_counts(*, matches: MatchQuerySet) -> dict[str, int]:
 
 
 def batch_progress(*, batch: Batch) -> dict[str, Any]:
-    """Counted from the batch's matches as they are now (a deleted match leaves the count)."""
+    """Counted from the batch's matches as they are now (a deleted match leaves the count):
+    their verification, then their analysis (the analyze jobs, queued once a verdict is
+    stored, by status: ``analysed``, ``analysing``, ``analysis_waiting``, ``analysis_failed``).
+    ``analysis_finished`` once every verdict's analysis is done or failed."""
     counts = status_counts(matches=Match.objects.filter(batch=batch))
     total = sum(counts.values())
     done = counts.get(Match.Status.VERIFIED, 0) + counts.get(Match.Status.INVALID, 0)
     failed = counts.get(Match.Status.FAILED, 0)
+    analyses = dict(
+        Job.objects.filter(match__batch=batch, kind=Job.Kind.ANALYZE).order_by().values_list("status")
+        .annotate(n=Count("id")).values_list("status", "n")
+    )
+    analysed, analysis_failed = analyses.get(Job.Status.DONE, 0), analyses.get(Job.Status.FAILED, 0)
     return {
         "id": batch.pk,
         "label": batch.label,
@@ -251,6 +283,12 @@ def batch_progress(*, batch: Batch) -> dict[str, Any]:
         "invalid": counts.get(Match.Status.INVALID, 0),
         "pending": total - done - failed,
         "finished": done + failed >= total,
+        "analysed": analysed,
+        "analysing": analyses.get(Job.Status.RUNNING, 0),
+        "analysis_waiting": analyses.get(Job.Status.PENDING, 0),
+        "analysis_failed": analysis_failed,
+        # Every verdict (verified or invalid) is analysed; a match whose verification failed is not.
+        "analysis_finished": done + failed >= total and analysed + analysis_failed >= done,
     }
 
 

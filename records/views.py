@@ -1,4 +1,4 @@
-"""Server-rendered pages: sign up, upload, my matches, a match's report, a batch's progress."""
+"""Server-rendered pages: sign up, upload, my matches, a match's report, a batch's progress, the docs."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from apikit.throttling import page_refusal
 from buraco.rules import VARIANTS, find_variant
 from reviews.selectors import reviews_for_page
 
-from . import permissions, selectors, services, throttling
+from . import docs, permissions, selectors, services, throttling
 from .models import Batch, Hand, Job, Match
 
 
@@ -32,6 +32,11 @@ class FilterForm(forms.Form):
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     mine = forms.BooleanField(required=False, label="only mine")
+
+    def __init__(self, *args: Any, signed_in: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not signed_in:  # a visitor owns nothing: "only mine" would list nothing
+            del self.fields["mine"]
 
 
 class MinPointsForm(forms.Form):
@@ -48,11 +53,11 @@ class UploadForm(forms.Form):
 
 
 def match_list(request: HttpRequest) -> HttpResponse:
-    form = FilterForm(request.GET or None)
+    form = FilterForm(request.GET or None, signed_in=request.user.is_authenticated)
     filters: dict[str, Any] = {}
     if form.is_bound and form.is_valid():
         filters = {k: v for k, v in form.cleaned_data.items() if v not in (None, "", False)}
-    matches = selectors.match_list(user=request.user, **filters)
+    matches = selectors.match_list_rows(user=request.user, **filters)
     page = Paginator(matches, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
@@ -291,3 +296,15 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         "batch": batch, "progress": progress, "matches": matches,
         "duplicates": duplicates, "duplicate_count": request.session.get(key + "-count", len(listed)),
     })
+
+
+def docs_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "records/docs_index.html", {"docs": docs.doc_index()})
+
+
+def doc_page(request: HttpRequest, name: str) -> HttpResponse:
+    """One of the project's docs (records/docs.py), rendered from its Markdown file."""
+    page = docs.doc_page(name=name)
+    if page is None:
+        raise Http404(f"no doc {name!r}: the docs are {', '.join(docs.DOCS)}")
+    return render(request, "records/doc.html", {"doc": page, "docs": docs.doc_index()})

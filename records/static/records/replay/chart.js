@@ -59,23 +59,33 @@ export function handChart(figure, states, sideLabels) {
   };
 }
 
-/** Each side's total after every hand, with the target line. */
+/**
+ * Each side's total after every hand, with the target line. With one hand scored the chart
+ * is one step from 0 to the totals, which its summary already says: it is folded away then
+ * (a <details> opened on request), so that on a phone the controls stay near the top.
+ */
 export function matchChart(figure, matchScores, target, sideLabels, current) {
   const rows = matchScores.filter((row) => Array.isArray(row.totals));
   if (!rows.length) { figure.hidden = true; return; }
-  const width = 320, height = 120, pad = { left: 40, right: 10, top: 20, bottom: 18 };
+  const width = 320, height = 120, pad = { left: 44, right: 10, top: 20, bottom: 18 };
   const sides = rows[0].totals.length;
   const all = rows.flatMap((r) => r.totals);
   const max = Math.max(target || 0, ...all), min = Math.min(0, ...all);
   const n = rows.length + 1; // the start (0 each) and then every hand
   const f = frame(width, height, min, max, pad);
+  const last = rows[rows.length - 1].totals;
   const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "chart", "aria-labelledby": "match-chart-title" });
   svg.append(el("title", { id: "match-chart-title" }, `Totals after every hand${target ? `, target ${target}` : ""}`));
   svg.append(el("line", { x1: pad.left, y1: f.y(0), x2: width - pad.right, y2: f.y(0), class: "axis" }));
   if (target) {
-    svg.append(el("line", { x1: pad.left, y1: f.y(target), x2: width - pad.right, y2: f.y(target), class: "target" }));
-    svg.append(el("text", { x: pad.left - 4, y: f.y(target) + 4, "text-anchor": "end", class: "tick" }, String(target)));
-    svg.append(el("text", { x: width - pad.right, y: f.y(target) + 12, "text-anchor": "end", class: "tick" }, "target"));
+    // The target's value and name in the left margin, where no line is drawn: under the
+    // value, or above it when the target line lies low (totals far past it) near the 0 tick.
+    // (Text boxes reach about 10 units above the baseline and 3 below.)
+    const at = f.y(target);
+    const nameY = at + 19 + 3 < f.y(0) + 4 - 11 ? at + 19 : at - 10;
+    svg.append(el("line", { x1: pad.left, y1: at, x2: width - pad.right, y2: at, class: "target" }));
+    svg.append(el("text", { x: pad.left - 4, y: at + 4, "text-anchor": "end", class: "tick" }, String(target)));
+    svg.append(el("text", { x: pad.left - 4, y: nameY, "text-anchor": "end", class: "tick target-label" }, "target"));
   }
   for (let side = 0; side < sides; side++) {
     const points = [`${f.x(0, n)},${f.y(0)}`, ...rows.map((r, i) => `${f.x(i + 1, n).toFixed(1)},${f.y(r.totals[side]).toFixed(1)}`)];
@@ -85,6 +95,13 @@ export function matchChart(figure, matchScores, target, sideLabels, current) {
     const label = el("text", { x: f.x(i + 1, n), y: height - 4, "text-anchor": "middle", class: `tick${r.hand === current ? " current" : ""}` }, String(r.hand));
     svg.append(label);
   });
-  legend(svg, sideLabels.slice(0, sides).map((l, i) => `${l.split(":")[0]} ${rows[rows.length - 1].totals[i]}`), pad.left + 4, 9);
-  figure.replaceChildren(svg);
+  legend(svg, sideLabels.slice(0, sides).map((l, i) => `${l.split(":")[0]} ${last[i]}`), pad.left + 4, 9);
+  if (rows.length > 1) { figure.replaceChildren(svg); return; }
+  const fold = document.createElement("details");
+  const summary = document.createElement("summary");
+  summary.textContent = `Totals: ${sideLabels.slice(0, sides).map((l, i) => `${l.split(":")[0]} ${last[i]}`).join(" \u00b7 ")}` +
+    `${target ? ` \u00b7 target ${target}` : ""}`;
+  fold.append(summary, svg);
+  figure.classList.add("folded");
+  figure.replaceChildren(fold);
 }

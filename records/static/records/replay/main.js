@@ -2,10 +2,10 @@
 import { handChart, matchChart } from "./chart.js";
 import { escape } from "./cards.js";
 import { bindKeys } from "./keys.js";
-import { findingLabel, markCurrent, renderMoves } from "./moves.js";
+import { findingLabel, markCurrent, relabelMoves, renderMoves } from "./moves.js";
 import { tableHTML } from "./table.js";
 import { closeWitness, showWitness, submitTry } from "./panels.js";
-import { describePly, groupTurns, loadFindings, loadTimeline } from "./timeline.js";
+import { actionSeen, describePly, groupTurns, loadFindings, loadTimeline } from "./timeline.js";
 import { createReviews } from "./reviews.js";
 
 const config = JSON.parse(document.getElementById("replay-config").textContent);
@@ -24,7 +24,7 @@ const ui = {
 
 const page = {
   states: [], infos: [], turns: [], turnOf: [], findings: [], findingsByPly: new Map(),
-  ply: 0, view: "full", timer: null, moveChart: null, selected: null, sides: config.sides || [], reviews: null,
+  ply: 0, view: "full", movesView: "full", timer: null, moveChart: null, selected: null, sides: config.sides || [], reviews: null,
 };
 const players = config.players || [];
 const PLAY_ICON = `<svg viewBox="0 0 16 16" aria-hidden="true"><path d="M3 1v14l11-7z"/></svg>`;
@@ -70,7 +70,7 @@ function go(ply, { history = "push" } = {}) {
 function lastActionHTML(info, state) {
   if (page.ply === 0) return `<strong>The deal.</strong> p${state.turn} ${escape(players[state.turn - 1] || "")} plays first.`;
   const auto = (info.automatic || []).map((op) => op.kind === "hand-ended" ? `the hand ended${op.how ? ` (${escape(op.how)})` : ""}` : op.kind === "dead-to-stock" ? `${op.count} dead-pile cards went to the stock` : escape(op.kind));
-  return `<strong>Ply ${page.ply}</strong> &middot; <code class="just-played">${escape(info.action || "")}</code>${auto.length ? ` &middot; then ${auto.join(", ")}` : ""}`;
+  return `<strong>Ply ${page.ply}</strong> &middot; <code class="just-played">${escape(actionSeen(info, page.view) || "")}</code>${auto.length ? ` &middot; then ${auto.join(", ")}` : ""}`;
 }
 
 function draw() {
@@ -82,6 +82,7 @@ function draw() {
   ui.scrubber.value = String(page.ply);
   root.dataset.ply = String(page.ply);
   root.dataset.view = String(page.view);
+  if (page.movesView !== page.view) { relabelMoves(ui.moves, page.infos, page.view); page.movesView = page.view; }
   markCurrent(ui.moves, page.ply);
   if (page.moveChart) page.moveChart(page.ply);
   const here = page.findingsByPly.get(page.ply) || [];
@@ -219,7 +220,7 @@ async function start() {
     if (!page.findingsByPly.has(at)) page.findingsByPly.set(at, []);
     page.findingsByPly.get(at).push(f);
   }
-  renderMoves(ui.moves, { turns: page.turns, infos: page.infos, players, findingsByPly: page.findingsByPly, pageUrl, onPick: (p) => go(p), error: data.error });
+  renderMoves(ui.moves, { turns: page.turns, infos: page.infos, players, findingsByPly: page.findingsByPly, pageUrl, onPick: (p) => go(p), error: data.error, view: page.movesView });
   const analysis = found.analysis && found.analysis.status;
   if (analysis !== "done") {
     $("moves-title").insertAdjacentHTML("afterend", `<p class="analysis-note">Analysis: ${escape(analysis || "not yet")}; its findings show here once it is done.</p>`);

@@ -1,22 +1,27 @@
 // The move list: one entry per turn, its plies inside; findings marked by kind and points.
 import { escape } from "./cards.js";
+import { actionSeen } from "./timeline.js";
 
 export function findingLabel(finding) {
   return `${finding.kind}${finding.points != null ? ` ${finding.points}` : ""}`;
 }
 
+function moveText(info, view) {
+  return info.ply === 0 ? "the deal" : actionSeen(info, view) || `ply ${info.ply}`;
+}
+
 /**
- * Draw the list once. onPick(ply) is called when a move is chosen.
+ * Draw the list once, as `view` sees the moves. onPick(ply) is called when a move is chosen.
  * findingsByPly: Map ply -> [finding]
  */
-export function renderMoves(list, { turns, infos, players, findingsByPly, pageUrl, onPick, error }) {
+export function renderMoves(list, { turns, infos, players, findingsByPly, pageUrl, onPick, error, view }) {
   const parts = [];
   for (const turn of turns) {
     const who = turn.seat ? `p${turn.seat} ${players[turn.seat - 1] || ""}`.trim() : "";
     parts.push(`<li class="turn" data-turn="${turn.index}"><span class="turn-head">${turn.index === 0 ? "Deal" : `Turn ${turn.index} &middot; ${escape(who)}`}</span><ol>`);
     for (const ply of turn.plies) {
       const info = infos[ply];
-      const text = ply === 0 ? "the deal" : info.action || `ply ${ply}`;
+      const text = moveText(info, view);
       const findings = findingsByPly.get(ply) || [];
       const badges = findings.map((f) => `<span class="finding-badge kind-${escape(f.kind)}" title="${escape(f.message || "")}">${escape(findingLabel(f))}</span>`).join("");
       const auto = (info.automatic || []).map((op) => `<span class="auto">${escape(op.kind)}${op.how ? `: ${escape(op.how)}` : ""}</span>`).join("");
@@ -40,6 +45,14 @@ export function renderMoves(list, { turns, infos, players, findingsByPly, pageUr
     event.preventDefault();
     onPick(Number(link.dataset.ply));
   });
+}
+
+/** Write each move as another view sees it (in place: the badges beside the moves stay). */
+export function relabelMoves(list, infos, view) {
+  for (const code of list.querySelectorAll(".move[data-ply] > a > code")) {
+    const info = infos[Number(code.parentElement.dataset.ply)];
+    if (info) code.textContent = moveText(info, view);
+  }
 }
 
 export function markCurrent(list, ply) {

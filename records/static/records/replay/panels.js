@@ -3,7 +3,7 @@
 import { escape } from "./cards.js";
 import { findingLabel } from "./moves.js";
 import { tableHTML } from "./table.js";
-import { describePly, witnessStart } from "./timeline.js";
+import { actionSeen, describePly, witnessStart } from "./timeline.js";
 import { splitActions, tryActions } from "./trial.js";
 
 export function closeWitness() {
@@ -43,7 +43,7 @@ export async function showWitness(app, finding) {
       `<div class="compare"><div class="compare-col better"><h4>The better play</h4><ol class="witness-actions">` +
       answer.results.map((r, i) => `<li class="${i + 1 === step ? "current" : ""}"><code>${escape(r.action)}</code></li>`).join("") +
       `</ol><div class="table small-table witness-table">${tableHTML({ state: witnessStates[step], info, view: page.view, players, sides: page.sides })}</div></div>` +
-      `<div class="compare-col played"><h4>As played</h4><ol class="played-actions">${played.map((p) => `<li><a href="${escape(pageUrl(p))}" data-ply="${p}"><code>${escape(page.infos[p].action || "")}</code></a></li>`).join("")}</ol>` +
+      `<div class="compare-col played"><h4>As played</h4><ol class="played-actions">${played.map((p) => `<li><a href="${escape(pageUrl(p))}" data-ply="${p}"><code>${escape(actionSeen(page.infos[p], page.view) || "")}</code></a></li>`).join("")}</ol>` +
       `<div class="table small-table played-table">${tableHTML({ state: page.states[playedEnd], info: page.infos[playedEnd], view: page.view, players, sides: page.sides })}</div></div></div>`;
     box.querySelectorAll("[data-step]").forEach((b) => b.addEventListener("click", () => {
       step = Math.max(0, Math.min(witnessStates.length - 1, step + Number(b.dataset.step)));

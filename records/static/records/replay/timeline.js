@@ -91,6 +91,16 @@ export function describePly(states, index, actions) {
 }
 
 /**
+ * The action of `info` as `view` saw it ("full", or a seat's number): in a seat's view another
+ * seat's stock draw is "p2 drew a card", as that seat saw it; its own draws, and every take,
+ * meld, lay-off, dead pile and discard (played face up), are shown as written.
+ */
+export function actionSeen(info, view) {
+  if (view === "full" || view == null || info.verb !== "draw" || !info.seat) return info.action;
+  return info.seat === Number(view) ? info.action : `p${info.seat} drew a card`;
+}
+
+/**
  * Turns in play order: [{index, seat, plies: [ply, ...]}]; the deal is turn 0 with ply 0.
  * A turn starts at a draw or a take, or when another seat acts.
  */
