@@ -8,7 +8,8 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
 
-from buraco.analysis import KINDS
+from buraco.analysis import KINDS, SCORING_MISTAKE
+from buraco.analysis.slips import HAND_NOT_SCORABLE
 from records.models import Hand, Job, Match
 from records.selectors import visible_matches
 
@@ -73,20 +74,30 @@ def player_summary(*, user: User | AnonymousUser, name: str) -> dict[str, Any] |
     matches this user may read; None when the user may read no match of that player.
 
     A finding is the player's when it is about their seat, or (a scoring mistake, which has
-    no seat) about their side.
+    no seat) about their side. A claim on a hand that has no score (``hand-not-scorable``) is
+    no mistake of theirs: not counted. A game stored more than once (uploaded by two players,
+    or a review's export uploaded by another account: one ``Match.game_key``) counts once.
     """
     candidates = visible_matches(user=user).filter(player_names__icontains=name.lower())
     seats: dict[int, tuple[int, int | None]] = {}
-    for match_id, players, sides in candidates.values_list("pk", "players", "sides"):
+    games: dict[int, str] = {}
+    for match_id, players, sides, game in candidates.values_list("pk", "players", "sides", "game_key"):
         seat = seat_of(list(players or []), name)
         if seat is not None:
             seats[match_id] = (seat, side_of(sides, seat))
+            games[match_id] = game or f"match-{match_id}"
     if not seats:
         return None
-    analysed = set(
+    done = set(
         Job.objects.filter(match_id__in=seats, kind=Job.Kind.ANALYZE, status=Job.Status.DONE)
         .values_list("match_id", flat=True)
     )
+    # One match per game: an analysed one if any is, the first stored otherwise.
+    chosen: dict[str, int] = {}
+    for match_id in sorted(seats, key=lambda m: (m not in done, m)):
+        chosen.setdefault(games[match_id], match_id)
+    seats = {match_id: seats[match_id] for match_id in chosen.values()}
+    analysed = done & set(seats)
     turns = sum(
         turns_of(list(actions or []), seats[match_id][0])
         for match_id, actions in Hand.objects.filter(match_id__in=analysed).values_list("match_id", "actions")
@@ -94,7 +105,10 @@ def player_summary(*, user: User | AnonymousUser, name: str) -> dict[str, Any] |
     hands = Hand.objects.filter(match_id__in=analysed).count()
     counts: Counter[str] = Counter()
     points: Counter[str] = Counter()
-    rows = Finding.objects.filter(match_id__in=analysed).values_list("match_id", "seat", "side", "kind", "points")
+    rows = (
+        Finding.objects.filter(match_id__in=analysed).exclude(kind=SCORING_MISTAKE, cause=HAND_NOT_SCORABLE)
+        .values_list("match_id", "seat", "side", "kind", "points")
+    )
     for match_id, seat, side, kind, stake in rows:
         my_seat, my_side = seats[match_id]
         if seat == my_seat or (seat is None and side == my_side):

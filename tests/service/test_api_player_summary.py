@@ -10,12 +10,15 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from analysis.models import Finding as FindingRow
 from buraco.analysis import KINDS, Finding, analyze
+from buraco.analysis.slips import HAND_NOT_SCORABLE
 from buraco.notation import loads
 
 from .conftest import record_text
 from .helpers import (
     fast_passwords,  # noqa: F401  (a fixture)
+    illegal_record,
     named,
     upload_one,
     with_players,
@@ -45,6 +48,8 @@ def expected(texts: list[str], name: str) -> dict[str, Any]:
         for hand in record.hands:
             turns += sum(1 for a in hand.actions if a.split()[:2] in ([f"p{seat}", "draw"], [f"p{seat}", "take"]))
         for finding in analysed(text):
+            if finding.cause == HAND_NOT_SCORABLE:
+                continue  # a claim on a hand that has no score: no mistake of the player
             if finding.seat == seat or (finding.seat is None and finding.side == side):
                 counts[finding.kind] += 1
                 points[finding.kind] += finding.points or 0
@@ -58,6 +63,11 @@ def expected(texts: list[str], name: str) -> dict[str, Any]:
             for kind in KINDS
         },
     }
+
+
+def Finding_rows(match_id: int) -> set[str | None]:
+    """The causes of a match's stored findings."""
+    return set(FindingRow.objects.filter(match_id=match_id).values_list("cause", flat=True))
 
 
 def summary(client: APIClient, name: str) -> Any:
@@ -129,3 +139,33 @@ def test_it_leaves_matches_not_yet_analysed_out_of_the_counts(owner_api: APIClie
     body = summary(owner_api, "Ana").json()
     assert (body["matches"], body["analysed_matches"]) == (2, 1)
     assert body["turns"] == expected([FIRST], "Ana")["turns"]
+
+
+def test_a_claim_on_an_illegal_hand_is_no_scoring_mistake_of_the_player(owner_api: APIClient, upload: Any) -> None:
+    illegal = illegal_record(seed=74)
+    record = loads(illegal.text)
+    name = record.players[0]
+    match_id = upload_one(upload, owner_api, illegal.text, "illegal.brn")
+    stored = Finding_rows(match_id)
+    assert HAND_NOT_SCORABLE in stored  # the analysis reports the claim it cannot check ...
+    body = summary(owner_api, name).json()
+    assert body["by_kind"]["scoring-mistake"]["findings"] == sum(
+        1 for f in analysed(illegal.text) if f.kind == "scoring-mistake" and f.cause != HAND_NOT_SCORABLE
+        and f.side == 1
+    )  # ... but it is no mistake of the player's
+
+
+def test_a_game_stored_twice_counts_once(
+    owner_api: APIClient, coach_api: APIClient, coach: Any, upload: Any
+) -> None:
+    first = upload_one(upload, owner_api, FIRST, "first.brn")
+    owner_api.post(f"/api/matches/{first}/shared-with/", {"username": "coach"}, format="json")
+    # The coach stores the same game too (their own copy, with a note): one game, one count.
+    with_note = FIRST.replace("[[hands]]", '[[hands]]\nnotes = [{ ply = 1, author = "coach", text = "hm" }]', 1)
+    copy = upload_one(upload, coach_api, with_note, "copy.brn")
+    assert copy != first
+    body = summary(coach_api, "Ana").json()
+    assert (body["matches"], body["analysed_matches"]) == (1, 1)
+    assert {k: body[k] for k in ("turns", "findings", "by_kind")} == {
+        k: expected([FIRST], "Ana")[k] for k in ("turns", "findings", "by_kind")
+    }
