@@ -229,7 +229,7 @@ class UploadAcceptedSerializer(serializers.Serializer[Any]):
     duplicates = serializers.IntegerField(required=False)
     rejected = serializers.IntegerField(required=False, help_text="files not stored: unreadable, listed in `errors`")
     matches = UploadedItemSerializer(many=True, required=False)
-    errors = serializers.ListField(
+    errors = serializers.ListField(  # type: ignore[assignment]  # a field: DRF's metaclass pops it
         child=serializers.DictField(), required=False,
         help_text="each file not stored, with its error and place: {file, line, column, message, ...}",
     )

@@ -87,6 +87,9 @@ def upload(request: HttpRequest) -> HttpResponse:
                     {"file": name, "id": match.pk} for name, match in result.duplicates[:MAX_DUPLICATES_SHOWN]
                 ]
                 request.session[_duplicates_key(result.batch.pk) + "-count"] = len(result.duplicates)
+                # The files not stored, with their errors: the batch page lists them.
+                request.session[_rejected_key(result.batch.pk)] = result.errors[:MAX_DUPLICATES_SHOWN]
+                request.session[_rejected_key(result.batch.pk) + "-count"] = len(result.errors)
                 return redirect("batch-detail", batch_id=result.batch.pk)
             if not result.created[0]:
                 messages.info(request, "You had uploaded this record already.")
@@ -96,6 +99,10 @@ def upload(request: HttpRequest) -> HttpResponse:
 
 def _duplicates_key(batch_id: int) -> str:
     return f"batch-{batch_id}-duplicates"
+
+
+def _rejected_key(batch_id: int) -> str:
+    return f"batch-{batch_id}-rejected"
 
 
 MAX_DUPLICATES_SHOWN = 500
@@ -292,9 +299,11 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     listed = request.session.get(key) or []
     statuses = selectors.match_statuses(match_ids=[d["id"] for d in listed])
     duplicates = [{**d, "status": statuses[d["id"]]} for d in listed if d["id"] in statuses]  # deleted since: left out
+    rejected = request.session.get(_rejected_key(batch.pk)) or []
     return render(request, "records/batch_detail.html", {
         "batch": batch, "progress": progress, "matches": matches,
         "duplicates": duplicates, "duplicate_count": request.session.get(key + "-count", len(listed)),
+        "rejected": rejected, "rejected_count": request.session.get(_rejected_key(batch.pk) + "-count", len(rejected)),
     })
 
 

@@ -153,7 +153,7 @@ def test_it_uploads_several_files_and_sends_the_owner_to_the_batch_page(
     assert batch.total == 2 and batch.label == "night"
 
 
-def test_it_refuses_a_bad_file_with_a_400_page_listing_line_and_column(
+def test_it_stores_the_good_file_and_lists_the_bad_one_with_line_and_column(
     owner: User, django_capture_on_commit_callbacks: Any
 ) -> None:
     bad = bad_record("bad card")
@@ -161,12 +161,25 @@ def test_it_refuses_a_bad_file_with_a_400_page_listing_line_and_column(
     response = post_upload(client, django_capture_on_commit_callbacks,
                            ("good.brn", record_text(hands=1, seed=505)), ("bad.brn", bad.text))
 
-    assert response.status_code == 400
-    text = page(response)
+    assert response.status_code == 302
+    text = page(client.get(response["Location"]))
     assert 'id="upload-errors"' in text
     assert "<code>bad.brn</code>" in text
     assert f"line {bad.line}, column {bad.column}" in text
     assert html.escape(bad.message) in text
+    assert "1 file could not be read and was not stored" in " ".join(text.split())
+    assert list(Match.objects.values_list("filename", flat=True)) == ["good.brn"] and Batch.objects.count() == 1
+
+
+def test_it_refuses_a_bad_file_with_a_400_page_listing_line_and_column(
+    owner: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    bad = bad_record("bad card")
+    response = post_upload(logged_in(owner), django_capture_on_commit_callbacks, ("bad.brn", bad.text))
+    assert response.status_code == 400
+    text = page(response)
+    assert 'id="upload-errors"' in text and "<code>bad.brn</code>" in text
+    assert f"line {bad.line}, column {bad.column}" in text
     assert "Nothing was stored" in text
     assert Match.objects.count() == 0 and Batch.objects.count() == 0
 
