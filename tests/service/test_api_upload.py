@@ -207,6 +207,15 @@ def test_it_keeps_one_match_when_one_owner_uploads_the_same_record_twice(owner_a
     assert Hand.objects.filter(match_id=first.json()["id"]).count() == 1
 
 
+def test_a_duplicate_is_answered_with_the_file_name_just_sent(owner_api: APIClient, upload: Any) -> None:
+    text = record_text(seed=45, hands=1)
+    upload(owner_api, ("tuesday.brn", text))
+    again = upload(owner_api, ("wednesday.brn", text)).json()
+    assert (again["duplicate"], again["file"]) == (True, "wednesday.brn")
+    batch = upload(owner_api, ("thursday.brn", text), ("b.brn", record_text(seed=46, hands=1))).json()
+    assert [m["file"] for m in batch["matches"]] == ["thursday.brn", "b.brn"]
+
+
 def test_it_keeps_two_matches_when_two_owners_upload_the_same_record(
     owner_api: APIClient, stranger_api: APIClient, upload: Any
 ) -> None:
