@@ -65,6 +65,17 @@ def chromium() -> Iterator[Any]:
 
 
 @pytest.fixture(autouse=True)
+def fresh_cache() -> Iterator[None]:
+    # The rate limits count in the cache, which the live server shares with the test: a
+    # count an earlier test left must not meet a later one.
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def tasks_in_process(settings: Any) -> Iterator[None]:
     # Jobs run in the request that queued them (records/jobs.py's "inline"), so a test reads
     # the verdict right after the upload; tests/service/test_embedded_jobs.py runs the thread.
