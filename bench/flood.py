@@ -35,7 +35,7 @@ def flood_record(hands: int, notes: int, seed: int) -> str:
     for number, hand in enumerate(record.hands, start=1):
         plies = max(1, len(hand.actions))
         noted.append(replace(hand, notes=tuple(
-            Note(n % (plies + 1), f"annotator-{n % 7}", f"hand {number}, note {n}: " + "keep the sevens " * 8, "mistake")
+            Note(n % (plies + 1), f"annotator-{n % 7}", f"hand {number}, note {n}: keep the sevens", "mistake")
             for n in range(notes)
         )))
     return dumps(replace(record, hands=tuple(noted)))
