@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "records",
     "analysis",
     "reviews",
+    "pages",
 ]
 
 MIDDLEWARE = [

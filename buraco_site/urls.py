@@ -22,7 +22,7 @@ urlpatterns = [
     re_path(r"^api/", api_not_found, name="api-not-found"),
     path("", include("accounts.page_urls")),  # sign-up, and the log-in page before Django's own
     path("accounts/", include("django.contrib.auth.urls")),
-    path("", include("records.page_urls")),
+    path("", include("pages.urls")),
 ]
 
 

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from records import docs
+from pages import docs
 
 from .helpers import fast_passwords, logged_in  # noqa: F401  (a fixture)
 

@@ -1,4 +1,5 @@
-"""Server-rendered pages: sign up, upload, my matches, a match's report, a batch's progress, the docs."""
+"""Server-rendered pages: the match list, upload, a match's report, a hand's replay, a batch's
+progress, the docs. Thin over the apps' selectors and services."""
 
 from __future__ import annotations
 
@@ -21,8 +22,11 @@ from apikit.throttling import page_refusal
 from buraco.rules import VARIANTS, find_variant
 from reviews.selectors import reviews_for_page
 
-from . import docs, permissions, selectors, services, throttling
-from .models import Batch, Hand, Job, Match
+from records import permissions, selectors, services, throttling
+from records.models import Batch, Hand, Job, Match
+
+from . import docs
+from .selectors import match_list_rows
 
 
 class FilterForm(forms.Form):
@@ -57,11 +61,11 @@ def match_list(request: HttpRequest) -> HttpResponse:
     filters: dict[str, Any] = {}
     if form.is_bound and form.is_valid():
         filters = {k: v for k, v in form.cleaned_data.items() if v not in (None, "", False)}
-    matches = selectors.match_list_rows(user=request.user, **filters)
+    matches = match_list_rows(user=request.user, **filters)
     page = Paginator(matches, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    return render(request, "records/match_list.html", {"form": form, "page": page, "query": query.urlencode()})
+    return render(request, "pages/match_list.html", {"form": form, "page": page, "query": query.urlencode()})
 
 
 @login_required
@@ -94,7 +98,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             if not result.created[0]:
                 messages.info(request, "You had uploaded this record already.")
             return redirect("match-detail", match_id=result.matches[0].pk)
-    return render(request, "records/upload.html", {"form": form, "errors": errors}, status=400 if errors else 200)
+    return render(request, "pages/upload.html", {"form": form, "errors": errors}, status=400 if errors else 200)
 
 
 def _duplicates_key(batch_id: int) -> str:
@@ -155,7 +159,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     unscored = next((hand for hand in hands if hand.scores is None), None)
     return render(
         request,
-        "records/match_detail.html",
+        "pages/match_detail.html",
         {
             "match": match,
             "hands": hands,
@@ -223,7 +227,7 @@ def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpRespons
     }
     return render(
         request,
-        "records/replay.html",
+        "pages/replay.html",
         {
             "match": match, "hand": hand, "number": number, "config": config, "share_query": share_query,
             "review_data": reviews_for_page(match=match, user=request.user, hand=number),
@@ -300,7 +304,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     statuses = selectors.match_statuses(match_ids=[d["id"] for d in listed])
     duplicates = [{**d, "status": statuses[d["id"]]} for d in listed if d["id"] in statuses]  # deleted since: left out
     rejected = request.session.get(_rejected_key(batch.pk)) or []
-    return render(request, "records/batch_detail.html", {
+    return render(request, "pages/batch_detail.html", {
         "batch": batch, "progress": progress, "matches": matches,
         "duplicates": duplicates, "duplicate_count": request.session.get(key + "-count", len(listed)),
         "rejected": rejected, "rejected_count": request.session.get(_rejected_key(batch.pk) + "-count", len(rejected)),
@@ -308,12 +312,12 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
 
 
 def docs_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "records/docs_index.html", {"docs": docs.doc_index()})
+    return render(request, "pages/docs_index.html", {"docs": docs.doc_index()})
 
 
 def doc_page(request: HttpRequest, name: str) -> HttpResponse:
-    """One of the project's docs (records/docs.py), rendered from its Markdown file."""
+    """One of the project's docs (pages/docs.py), rendered from its Markdown file."""
     page = docs.doc_page(name=name)
     if page is None:
         raise Http404(f"no doc {name!r}: the docs are {', '.join(docs.DOCS)}")
-    return render(request, "records/doc.html", {"doc": page, "docs": docs.doc_index()})
+    return render(request, "pages/doc.html", {"doc": page, "docs": docs.doc_index()})
