@@ -16,7 +16,8 @@ from rest_framework.views import APIView
 
 from apikit.errors import ANY, errors
 from buraco.analysis import KINDS
-from records.api import SHARE_PARAMETER, AnalysisStatusSerializer, analysis_status, hand_number, readable_match
+from records.api.access import SHARE_PARAMETER, hand_number, readable_match
+from records.api.serializers import AnalysisStatusSerializer, analysis_status
 
 from . import selectors
 from .models import Finding

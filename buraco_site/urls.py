@@ -7,7 +7,7 @@ from django.views import defaults
 from drf_spectacular.views import SpectacularSwaggerView
 
 from apikit.errors import api_not_found, json_error
-from records.api import SchemaApi
+from apikit.schema import SchemaApi
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from apikit.errors import ANY, RETRY_AFTER, errors
 from apikit.paging import PAGE_PARAMETERS, paged, paged_schema
-from records.api import RECORD_RENDERERS, SHARE_PARAMETER, readable_match, reviewable_match
+from records.api.access import RECORD_RENDERERS, SHARE_PARAMETER, readable_match, reviewable_match
 from records.models import Match
 
 from . import permissions, selectors, services

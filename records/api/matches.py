@@ -1,0 +1,182 @@
+"""Matches: the list and uploads, one match, its report, its canonical BRN and its source."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.contrib.auth.models import User
+from django.http import HttpResponse
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import exceptions, parsers, serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apikit.errors import ANY, RETRY_AFTER, errors
+from records import selectors, services, throttling
+from records.models import Match
+
+from .access import RECORD_RENDERERS, SHARE_PARAMETER, managed_match, readable_match
+from .serializers import (
+    PAGE_PARAMETER,
+    PAGINATED_MATCHES,
+    MatchDetailSerializer,
+    MatchFilterSerializer,
+    MatchSummarySerializer,
+)
+from .uploads import FormRecordParser, RawRecordParser, RecordFileField, UploadAcceptedSerializer, uploaded_files
+
+
+class MatchListApi(APIView):
+    parser_classes = [parsers.MultiPartParser, FormRecordParser, RawRecordParser]
+    throttle_classes = [throttling.UploadThrottle]  # POST only: listing is not limited
+
+    @extend_schema(
+        summary="List matches you may read",
+        operation_id="matches_list",  # not matches_retrieve: that is one match's (GET /api/matches/{id}/)
+        parameters=[MatchFilterSerializer, PAGE_PARAMETER],
+        responses={200: PAGINATED_MATCHES, **errors(*ANY, 404)},
+    )
+    def get(self, request: Request) -> Response:
+        filters = MatchFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        matches = selectors.match_list(user=request.user, **filters.validated_data)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(matches, request, view=self)
+        return paginator.get_paginated_response(MatchSummarySerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Upload records",
+        description=(
+            "A BRN file (TOML), its JSON form, several files or a zip of .brn files, as multipart "
+            "`file`/`files` fields, or one record as the raw request body. Of several files, every readable "
+            "record is stored and each unreadable one is listed in `errors` with its line and column; when no "
+            "file (or the one file) is readable, nothing is stored and the 400 lists every error. Several files "
+            "make a batch whose progress is at /api/batches/{id}/. A game the owner stored before (an exported "
+            "review uploaded again) answers that match, its notes a new review of it when no review holds them. A raw body sent as "
+            "application/x-www-form-urlencoded (curl's default for --data) is read as the record too."
+        ),
+        request={
+            "multipart/form-data": inline_serializer(
+                "Upload",
+                {
+                    # Files, not strings: a tool following the schema sends them as file parts.
+                    "files": serializers.ListField(
+                        child=RecordFileField(), help_text="BRN records (.brn, .json) or zips of them"
+                    ),
+                    "file": RecordFileField(required=False, help_text="one record (`files` too)"),
+                    "visibility": serializers.ChoiceField(choices=Match.Visibility.values, required=False),
+                    "label": serializers.CharField(required=False, help_text="the batch's label: its first 200 characters"),
+                },
+            ),
+            "application/toml": OpenApiTypes.STR,
+            "application/json": OpenApiTypes.OBJECT,
+            "application/x-www-form-urlencoded": OpenApiTypes.STR,
+        },
+        parameters=[RETRY_AFTER],
+        responses={202: UploadAcceptedSerializer, **errors(*ANY, 403, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated("log in, or send a token, to upload")
+        files = uploaded_files(request)
+        fields = request.data if hasattr(request.data, "get") else {}
+        visibility = fields.get("visibility") or Match.Visibility.PRIVATE
+        if visibility not in Match.Visibility.values:
+            raise exceptions.ValidationError({"visibility": f"one of {Match.Visibility.values}"})
+        label = str(fields.get("label") or "")[:200]
+        if "\x00" in label:
+            raise exceptions.ValidationError({"label": "a label cannot hold NUL characters"})
+        result = services.upload_create(
+            owner=cast(User, request.user), files=files, visibility=visibility, label=label,
+        )
+        statuses = selectors.match_statuses(match_ids=[m.pk for m in result.matches])
+        items = [
+            {"id": m.pk, "status": statuses[m.pk], "duplicate": not new, "file": name,
+             **({"review": review} if review is not None else {})}
+            for m, new, name, review in zip(result.matches, result.created, result.names, result.reviews, strict=True)
+        ]
+        if result.batch is None:
+            return Response(items[0], status=status.HTTP_202_ACCEPTED)
+        return Response(
+            {
+                "batch": result.batch.pk,
+                # Nothing new stored (duplicates only): the batch has nothing to wait for.
+                "status": "pending" if result.batch.total else "finished",
+                "total": result.batch.total,
+                "duplicates": len(items) - result.batch.total,
+                "rejected": len(result.errors),
+                "matches": items,
+                "errors": result.errors,
+            },
+            status=status.HTTP_202_ACCEPTED,
+        )
+
+
+class MatchDetailApi(APIView):
+    @extend_schema(summary="One match, with its hands' verdicts", operation_id="matches_retrieve",
+                   parameters=[SHARE_PARAMETER], responses={200: MatchDetailSerializer, **errors(*ANY, 404)})
+    def get(self, request: Request, match_id: int) -> Response:
+        match = readable_match(request, match_id)
+        return Response(MatchDetailSerializer(match, context={"request": request}).data)
+
+    @extend_schema(summary="Delete a match (owner only)", responses={204: None, **errors(*ANY, 403, 404)})
+    def delete(self, request: Request, match_id: int) -> Response:
+        match = managed_match(request, match_id)
+        services.match_delete(match=match)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MatchReportApi(APIView):
+    @extend_schema(
+        summary="The verification report: each hand's verdict, scores and parts, the first illegal action",
+        parameters=[SHARE_PARAMETER],
+        responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404)},
+    )
+    def get(self, request: Request, match_id: int) -> Response:
+        match = readable_match(request, match_id)
+        return Response(
+            {
+                "id": match.pk,
+                "status": match.status,  # type: ignore[attr-defined]
+                "engine_version": match.engine_version or None,
+                "verified_at": match.verified_at,
+                "report": selectors.match_report(match=match),
+            }
+        )
+
+
+class MatchBrnApi(APIView):
+    renderer_classes = RECORD_RENDERERS
+
+    @extend_schema(summary="The record in canonical BRN (TOML)", parameters=[SHARE_PARAMETER],
+                   responses={(200, "application/toml"): OpenApiTypes.STR, **errors(*ANY, 404, 409)})
+    def get(self, request: Request, match_id: int) -> HttpResponse:
+        match = readable_match(request, match_id)
+        text = selectors.match_canonical_brn(match=match)
+        response = HttpResponse(text, content_type="application/toml; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.brn"'
+        return response
+
+
+class MatchSourceApi(APIView):
+    renderer_classes = RECORD_RENDERERS
+
+    @extend_schema(
+        summary="The record exactly as uploaded, with its original file name",
+        parameters=[SHARE_PARAMETER],
+        responses={(200, "application/toml"): OpenApiTypes.BINARY, (200, "application/json"): OpenApiTypes.BINARY,
+                   **errors(*ANY, 404)},
+    )
+    def get(self, request: Request, match_id: int) -> HttpResponse:
+        match = readable_match(request, match_id)
+        content, name, content_type = selectors.match_source(match=match)
+        response = HttpResponse(content, content_type=content_type)
+        response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=name) or "attachment"
+        return response

@@ -1,0 +1,41 @@
+"""Progress: a batch's, the queues' and the service's health."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    extend_schema,
+)
+from rest_framework import exceptions
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apikit.errors import ANY, errors
+from records import selectors
+from records.models import Batch
+
+
+class BatchDetailApi(APIView):
+    @extend_schema(summary="A batch's progress: done, failed, total (owner only)",
+                   responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404)})
+    def get(self, request: Request, batch_id: int) -> Response:
+        batch = Batch.objects.filter(pk=batch_id).first()
+        if batch is None or not request.user.is_authenticated or batch.owner_id != request.user.pk:
+            raise exceptions.NotFound(f"no batch {batch_id} of yours")
+        return Response(selectors.batch_progress(batch=batch))
+
+
+class StatusApi(APIView):
+    @extend_schema(
+        summary="Queue depths and the oldest waiting job; counts of the matches you may read",
+        responses={200: OpenApiTypes.OBJECT, **errors(*ANY)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(selectors.queue_status(user=request.user))
+
+
+class HealthApi(APIView):
+    @extend_schema(exclude=True)
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
