@@ -8,6 +8,7 @@ transaction, so it never duplicates them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
@@ -15,11 +16,20 @@ from django.db.models import Exists, OuterRef, Q
 from buraco.analysis import ANALYSIS_VERSION, analyze
 from buraco.analysis import Finding as EngineFinding
 from buraco.notation import loads
-from records.jobs import ANALYSIS_QUEUE, job_claim, job_finish, jobs_requeue
+from records.jobs import job_claim, job_finish, jobs_requeue
 from records.models import Job, Match
 from records.services import json_safe
 
 from .models import Finding
+
+# Analyses wait below a user's own uploads and batches (settings.BURACO_QUEUES).
+ANALYSIS_QUEUE = "analysis"
+
+
+def analysis_queue_after_verdict(sender: Any, match_id: int, **_: Any) -> None:
+    """``records.signals.verdict_stored``: a new verdict is analysed again (after a reverify
+    too), queued in the verdict's transaction and sent once it commits."""
+    jobs_requeue(match_ids=[match_id], kind=Job.Kind.ANALYZE, queue=ANALYSIS_QUEUE)
 
 
 def match_analyze(*, match_id: int) -> str:

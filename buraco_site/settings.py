@@ -219,9 +219,11 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Celery. No broker: tasks run in process, right after the upload's transaction commits.
+# Jobs go to a broker and its workers ("broker"), or run in this process ("embedded": no
+# CELERY_BROKER_URL). The one place the mode is decided; records.jobs.embedded() reads it.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+BURACO_JOBS = "broker" if CELERY_BROKER_URL else "embedded"
+CELERY_TASK_ALWAYS_EAGER = BURACO_JOBS == "embedded"
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

@@ -5,3 +5,9 @@ class RecordsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "records"
     verbose_name = "Match records"
+
+    def ready(self) -> None:
+        from . import jobs, tasks
+        from .models import Job
+
+        jobs.register_kind(Job.Kind.VERIFY, tasks.verify_match)

@@ -1,5 +1,10 @@
-"""Jobs: every kind of work on a match (verify, analyze) is a :class:`~records.models.Job`
+"""Jobs: every kind of work on a match (verify, analyze, ...) is a :class:`~records.models.Job`
 row, claimed by the one :func:`job_claim`, so that two workers never do one job twice.
+
+The queue knows no kind of job by name: each app registers its kinds with their Celery task
+(:func:`register_kind`, from its ``AppConfig.ready()``), and every job task runs its service
+through :func:`run_job` with :data:`JOB_TASK_OPTIONS`. Whether jobs go to a broker or run in
+this process (the embedded default) is one setting, ``BURACO_JOBS``, read by :func:`embedded`.
 
 The Job table is also the outbox. A job's message is sent after the transaction that
 queued it commits (:func:`jobs_send`); ``sent_at`` records that the broker took it. What
@@ -24,12 +29,13 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -37,10 +43,81 @@ from .models import Job
 
 logger = logging.getLogger(__name__)
 
-ANALYSIS_QUEUE = "analysis"
+# Every kind of job and the Celery task that runs it, in the order the apps registered them.
+_TASKS: dict[str, Any] = {}
 
-# The Celery task now running a job (its id), set by records.tasks.run_job: a retry or a
-# redelivery of the same task may take back the claim it held (see job_claim).
+
+def register_kind(kind: str, task: Any) -> None:
+    """``task`` (a Celery task taking a match id) runs the jobs of ``kind``. Called by the app
+    that owns the kind, from its ``AppConfig.ready()``."""
+    _TASKS[kind] = task
+
+
+def kinds() -> tuple[str, ...]:
+    """Every registered kind of job."""
+    return tuple(_TASKS)
+
+
+def job_task(kind: str) -> Any:
+    """The Celery task that runs jobs of ``kind``."""
+    try:
+        return _TASKS[kind]
+    except KeyError:
+        raise ValueError(f"no task runs {kind!r} jobs: its app registers it (records.jobs.register_kind)") from None
+
+
+# The options of every job task: late acks (a job whose worker dies is delivered again),
+# time limits below the claim's lease, retries on transient database errors. The retries
+# wait 1, 2, 4, 8 and 16 s: a database away for up to half a minute (a restart) loses no
+# job. (Celery's default jitter draws each wait from 0 up to that, so all five could come
+# within a second or two, and the job, never claimed, was left pending with its message
+# gone: the sweep only sends such a job again after REDELIVER_SECONDS.)
+JOB_TASK_OPTIONS: dict[str, Any] = {
+    "bind": True,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "soft_time_limit": 120,
+    "time_limit": 150,
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": True,
+    "retry_backoff_max": 60,
+    "retry_jitter": False,
+    "max_retries": 5,
+}
+
+
+def run_job(
+    *, kind: str, match_id: int, work: Callable[[], str], last_try: bool = False, task_id: str = ""
+) -> str:
+    """Run one job's service; never leave the job running when it cannot finish.
+
+    ``last_try``: Celery will not retry again, so a transient error fails the job too.
+    ``task_id``: the Celery task's id; its retries and redeliveries may take back its claim.
+    """
+    try:
+        with claiming_as(task_id):
+            return work()
+    except SoftTimeLimitExceeded:
+        job_fail(match_id=match_id, kind=kind, reason=f"the {kind} job ran past its time limit")
+        return "failed"
+    except (OperationalError, InterfaceError) as error:
+        # Transient: hand the job back (if the database lets us) and let Celery retry it.
+        try:
+            if last_try:
+                job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
+            else:
+                job_release(match_id=match_id, kind=kind)
+        except DatabaseError:
+            pass  # the claim's lease runs out instead
+        raise
+    except Exception as error:  # a bug must not leave the job running forever
+        logger.exception("the %s job of match %s failed", kind, match_id)
+        job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
+        return "failed"
+
+
+# The Celery task now running a job (its id), set by run_job: a retry or a redelivery of
+# the same task may take back the claim it held (see job_claim).
 _claimant: contextvars.ContextVar[str] = contextvars.ContextVar("claimant", default="")
 
 
@@ -60,24 +137,9 @@ def claim_lease() -> dt.timedelta:
     return dt.timedelta(seconds=settings.BURACO_JOB_LEASE_SECONDS)
 
 
-def _job_task(kind: str) -> Any:
-    """The Celery task that runs jobs of ``kind`` (imported here: tasks import services)."""
-    if kind == Job.Kind.VERIFY:
-        from .tasks import verify_match
-
-        return verify_match
-    if kind == Job.Kind.ANALYZE:
-        from analysis.tasks import analyze_match
-
-        return analyze_match
-    raise ValueError(f"no task runs {kind!r} jobs")
-
-
 def embedded() -> bool:
-    """No broker: jobs run in this process (the embedded default)."""
-    from buraco_site.celery import app
-
-    return bool(app.conf.task_always_eager)
+    """No broker: jobs run in this process (the embedded default; ``BURACO_JOBS``)."""
+    return bool(settings.BURACO_JOBS == "embedded")
 
 
 def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str) -> int:
@@ -94,7 +156,7 @@ def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str) -> int:
         if runner is not None:
             runner.wake(queue)
         return len(match_ids)
-    task = _job_task(kind)
+    task = job_task(kind)
     sent: list[int] = []
     try:
         for match_id in match_ids:
@@ -300,7 +362,7 @@ class EmbeddedRunner:
                 time.sleep(1)  # the same job failed to finish just now (a transient error): not in a tight loop
             kind, match_id = job
             try:
-                result = _job_task(kind).apply(args=(match_id,), task_id=embedded_claimant())
+                result = job_task(kind).apply(args=(match_id,), task_id=embedded_claimant())
                 failed_last = job if result.failed() else None
             except Exception:  # a job's own errors are its task's; this keeps the thread alive
                 logger.exception("the embedded %s job of match %s failed", kind, match_id)

@@ -151,6 +151,10 @@ class Job(models.Model):
     """
 
     class Kind(models.TextChoices):
+        """The kinds records itself reads: its own verification, and the analysis whose status a
+        match's summary reports. Other apps register theirs (``records.jobs.register_kind``):
+        a kind is any short name, not a choice of this field."""
+
         VERIFY = "verify"
         ANALYZE = "analyze"
 
@@ -161,7 +165,7 @@ class Job(models.Model):
         FAILED = "failed"
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="jobs")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    kind = models.CharField(max_length=20)  # a registered kind (records.jobs.register_kind)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     queue = models.CharField(max_length=20, default="interactive")
     attempts = models.PositiveSmallIntegerField(default=0)

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Count, Min, QuerySet
+from django.db.models import Count, Min
 from django.utils import timezone
 
 from buraco.actions import ActionSyntaxError, parse_action
@@ -17,9 +17,9 @@ from buraco.notation import Record, dumps, loads
 from buraco.replay import canonical, deal_hand, try_from
 from buraco.rules import find_variant
 from buraco.state import HandState
-from buraco_site.celery import app as celery_app
 
-from . import permissions, timelines
+from . import jobs, permissions, timelines
+from .jobs import embedded
 from .models import Batch, Hand, Job, Match, MatchQuerySet
 from .services import ENGINE_VERSION
 from .timelines import ReplayConflict
@@ -296,7 +296,7 @@ def queue_status(*, user: User | AnonymousUser) -> dict[str, Any]:
             "oldest_age_seconds": round((now - oldest).total_seconds(), 1) if oldest else None,
         }
     return {
-        "broker": "in-process" if celery_app.conf.task_always_eager else "redis",
+        "broker": "in-process" if embedded() else "redis",
         "queues": queues,
         "oldest_waiting_enqueued_at": oldest_overall,
         "oldest_waiting_age_seconds": round((now - oldest_overall).total_seconds(), 1) if oldest_overall else None,
@@ -307,27 +307,28 @@ def queue_status(*, user: User | AnonymousUser) -> dict[str, Any]:
                 .annotate(n=Count("id"))
                 .values_list("status", "n")
             )
-            for kind in Job.Kind.values
+            for kind in jobs.kinds()
         },
     }
 
 
 def _broker_depths() -> dict[str, int] | None:
-    """Messages waiting in Redis per queue (kombu keeps one list per priority step)."""
-    if celery_app.conf.task_always_eager:
+    """Messages waiting in the broker per queue: kombu's passive declare of each queue (on
+    Redis it counts every priority step's list)."""
+    if embedded():
         return None
     try:
-        import redis
+        from kombu import Connection
+        from kombu.exceptions import ChannelError
 
-        client = redis.Redis.from_url(celery_app.conf.broker_url, socket_timeout=2, socket_connect_timeout=2)
-        depths = {}
-        for name in settings.BURACO_QUEUES:
-            keys = [name] + [f"{name}\x06\x16{step}" for step in range(1, 10)]
-            depths[name] = sum(int(client.llen(key)) for key in keys)  # type: ignore[arg-type]
-        return depths
-    except Exception:  # the status page must answer even when the broker does not
+        with Connection(settings.CELERY_BROKER_URL, connect_timeout=2, transport_options={"socket_timeout": 2}) as conn:
+            channel = conn.default_channel
+            depths = {}
+            for name in settings.BURACO_QUEUES:
+                try:
+                    depths[name] = int(channel.queue_declare(queue=name, passive=True).message_count)
+                except ChannelError:  # Redis keeps no list for an empty queue: nothing waits there
+                    depths[name] = 0
+            return depths
+    except Exception:  # the status page must answer even when the broker does not (or has no such queue yet)
         return None
-
-
-def hands_of(*, match: Match) -> QuerySet[Hand]:
-    return match.hands.all()

@@ -25,9 +25,10 @@ import buraco
 from buraco.notation import Record, game_key, loads
 from buraco.replay import HandReport, MatchReport, verify
 
-from .jobs import ANALYSIS_QUEUE, job_claim, job_finish, jobs_requeue, jobs_send
+from . import signals
+from .jobs import job_claim, job_finish, jobs_requeue, jobs_send
 from .models import Batch, Hand, Job, Match
-from .uploads import UploadedFile, UploadError, expand_upload, parse_uploads, read_uploads
+from .uploads import UploadedFile, UploadError, expand_upload, parse_uploads, read_uploads  # noqa: F401 - read through services too
 
 ENGINE_VERSION = buraco.__version__
 
@@ -251,21 +252,16 @@ def _matches_complete(*, matches: Sequence[Match], records: Sequence[Record], qu
         for match, record in zip(matches, records, strict=True)
         for number, hand in enumerate(record.hands, start=1)
     )
-    # The record's [[hands.notes]] become a review of the match (imported here: reviews import records).
-    from reviews.services import review_from_notes
-
-    for match, record in zip(matches, records, strict=True):
-        if any(hand.notes for hand in record.hands):
-            review_from_notes(match=match, record=record)
+    # Announced in this transaction: reviews makes a review of each record's notes.
+    signals.matches_stored.send(sender=Match, matches=list(matches), records=list(records))
 
 
 def _notes_review_once(*, match: Match, record: Record) -> int | None:
     """The record's notes as a review of ``match`` (a game stored before), unless a review of
-    the match holds the same comments already: the review made, or None."""
-    from reviews.services import review_from_notes_once
-
-    review = review_from_notes_once(match=match, record=record)
-    return review.pk if review is not None else None
+    the match holds the same comments already (``signals.game_stored_again``; reviews
+    answers): the review made, or None."""
+    answers = signals.game_stored_again.send(sender=Match, match=match, record=record)
+    return next((int(review) for _, review in answers if review is not None), None)
 
 
 def _hands_insert(hands: Iterable[Hand]) -> None:
@@ -362,8 +358,8 @@ def _store_verdict(match_id: int, report: MatchReport) -> None:
         verified_at=timezone.now(),
     )
     job_finish(match_id=match_id, kind=Job.Kind.VERIFY, version=ENGINE_VERSION)
-    # A new verdict is analysed again (after a reverify too): below interactive and bulk work.
-    jobs_requeue(match_ids=[match_id], kind=Job.Kind.ANALYZE, queue=ANALYSIS_QUEUE)
+    # Announced in this transaction: analysis queues the match's analysis (after a reverify too).
+    signals.verdict_stored.send(sender=Match, match_id=match_id)
 
 
 # The verdict's columns of a hand row, in the order _hand_verdicts_store writes them, with

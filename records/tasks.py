@@ -1,7 +1,7 @@
 """Thin Celery tasks: they take ids and call one service.
 
-Every kind of job runs the same way (:func:`run_job`): the service claims the job, a
-transient database error hands it back for Celery's retry, anything else marks it failed.
+Every kind of job runs the same way (:func:`records.jobs.run_job`): the service claims the
+job, a transient database error hands it back for Celery's retry, anything else marks it failed.
 :func:`sweep_jobs` (Celery beat, and once when a worker starts) sends again what was
 never delivered or was held by a dead worker.
 """
@@ -9,67 +9,16 @@ never delivered or was held by a dead worker.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from celery import shared_task
-from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import task_prerun, worker_ready
-from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections
+from django.db import close_old_connections
 
 from . import jobs, services
+from .jobs import JOB_TASK_OPTIONS, run_job
 from .models import Job
 
 logger = logging.getLogger(__name__)
-
-# The options of every job task: late acks (a job whose worker dies is delivered again),
-# time limits below the claim's lease, retries on transient database errors. The retries
-# wait 1, 2, 4, 8 and 16 s: a database away for up to half a minute (a restart) loses no
-# job. (Celery's default jitter draws each wait from 0 up to that, so all five could come
-# within a second or two, and the job, never claimed, was left pending with its message
-# gone: the sweep only sends such a job again after REDELIVER_SECONDS.)
-JOB_TASK_OPTIONS = {
-    "bind": True,
-    "acks_late": True,
-    "reject_on_worker_lost": True,
-    "soft_time_limit": 120,
-    "time_limit": 150,
-    "autoretry_for": (OperationalError, InterfaceError),
-    "retry_backoff": True,
-    "retry_backoff_max": 60,
-    "retry_jitter": False,
-    "max_retries": 5,
-}
-
-
-def run_job(
-    *, kind: str, match_id: int, work: Callable[[], str], last_try: bool = False, task_id: str = ""
-) -> str:
-    """Run one job's service; never leave the job running when it cannot finish.
-
-    ``last_try``: Celery will not retry again, so a transient error fails the job too.
-    ``task_id``: the Celery task's id; its retries and redeliveries may take back its claim.
-    """
-    try:
-        with jobs.claiming_as(task_id):
-            return work()
-    except SoftTimeLimitExceeded:
-        jobs.job_fail(match_id=match_id, kind=kind, reason=f"the {kind} job ran past its time limit")
-        return "failed"
-    except (OperationalError, InterfaceError) as error:
-        # Transient: hand the job back (if the database lets us) and let Celery retry it.
-        try:
-            if last_try:
-                jobs.job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
-            else:
-                jobs.job_release(match_id=match_id, kind=kind)
-        except DatabaseError:
-            pass  # the claim's lease runs out instead
-        raise
-    except Exception as error:  # a bug must not leave the job running forever
-        logger.exception("the %s job of match %s failed", kind, match_id)
-        jobs.job_fail(match_id=match_id, kind=kind, reason=f"{type(error).__name__}: {error}")
-        return "failed"
-
 
 @shared_task(**JOB_TASK_OPTIONS)
 def verify_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]

@@ -5,6 +5,8 @@ into a review. Keyword-only, typed; who may write is asked by the API
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -119,3 +121,17 @@ def review_from_notes_once(*, match: Match, record: Record) -> Review | None:
         raise CommentsFull(f"match {match.pk} holds {held} comments: these {len(wanted)} notes would pass the "
                            f"{cap} a match may hold")
     return review_from_notes(match=match, record=record)
+
+
+def reviews_of_stored_notes(sender: Any, matches: list[Match], records: list[Record], **_: Any) -> None:
+    """``records.signals.matches_stored``: each new match's record notes, as its review."""
+    for match, record in zip(matches, records, strict=True):
+        if any(hand.notes for hand in record.hands):
+            review_from_notes(match=match, record=record)
+
+
+def review_of_notes_again(sender: Any, match: Match, record: Record, **_: Any) -> int | None:
+    """``records.signals.game_stored_again``: the id of the review the record's notes made
+    on the match stored before (:func:`review_from_notes_once`), or None."""
+    review = review_from_notes_once(match=match, record=record)
+    return review.pk if review is not None else None

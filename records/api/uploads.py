@@ -13,6 +13,7 @@ from rest_framework import parsers, serializers
 from rest_framework.request import Request
 
 from records import services
+from records.uploads import parse_uploads
 
 
 class RawBody:
@@ -98,7 +99,7 @@ def uploaded_files(request: Request) -> list[services.UploadedFile]:
             )
         if hint:
             try:
-                services.parse_uploads([services.UploadedFile("upload.brn", raw)])
+                parse_uploads([services.UploadedFile("upload.brn", raw)])
             except services.UploadError as error:
                 raise services.UploadError(error.errors, hint=hint) from None
         return [services.UploadedFile("upload.brn", raw)]

@@ -52,9 +52,9 @@ def tasks_in_process(settings: Any) -> Iterator[None]:
     # Jobs run in the request that queued them (records/jobs.py's "inline"), so a test reads
     # the verdict right after the upload; tests/service/test_embedded_jobs.py runs the thread.
     settings.BURACO_EMBEDDED_JOBS = "inline"
-    celery_app.conf.task_always_eager = True
+    _point_celery_at(None)
     yield
-    celery_app.conf.task_always_eager = True
+    _point_celery_at(None)
 
 
 def _client_for(user: User | None) -> APIClient:
@@ -144,10 +144,12 @@ requires_broker = pytest.mark.skipif(
 
 def _point_celery_at(broker: str | None) -> None:
     """Send tasks to ``broker`` (None: run them in process), dropping pooled connections
-    that an earlier test may have opened to the default broker."""
+    that an earlier test may have opened to the default broker: the service's mode
+    (``BURACO_JOBS``, its broker URL) and Celery's own flag."""
+    settings.BURACO_JOBS = "embedded" if broker is None else "broker"
     celery_app.conf.task_always_eager = broker is None
     if broker is not None:
-        celery_app.conf.broker_url = broker
+        celery_app.conf.broker_url = settings.CELERY_BROKER_URL = broker
     # Celery keeps its connection pool; kombu keys pools by broker, so forgetting ours is enough.
     celery_app._pool = None
     celery_app.amqp._producer_pool = None

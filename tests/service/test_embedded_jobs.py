@@ -89,12 +89,13 @@ def test_a_restarted_server_runs_the_jobs_the_stopped_one_left_pending(thread_mo
 
 
 def test_a_job_the_broker_never_took_waits_in_the_outbox_until_the_sweep(
-    owner_api: APIClient, django_capture_on_commit_callbacks: Any
+    owner_api: APIClient, django_capture_on_commit_callbacks: Any, settings: Any
 ) -> None:
     # A broker nobody listens on: the upload is stored and answered all the same.
     from buraco_site.celery import app as celery_app
 
     previous = celery_app.conf.broker_url
+    settings.BURACO_JOBS = "broker"
     celery_app.conf.task_always_eager = False
     celery_app.conf.broker_url = "redis://127.0.0.1:1/0"
     celery_app._pool = None
@@ -106,6 +107,7 @@ def test_a_job_the_broker_never_took_waits_in_the_outbox_until_the_sweep(
                                       format="multipart")
         answered_in = time.monotonic() - started
     finally:
+        settings.BURACO_JOBS = "embedded"
         celery_app.conf.task_always_eager = True
         celery_app.conf.broker_url = previous
         celery_app._pool = None

@@ -12,10 +12,12 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from analysis.models import Finding
+from analysis.services import ANALYSIS_QUEUE
 from analysis.tasks import analyze_match
 from records import jobs, services
+from records.jobs import run_job
 from records.models import Job, Match
-from records.tasks import run_job, verify_match
+from records.tasks import verify_match
 
 from .conftest import record_text, requires_postgres
 from .helpers import at_once, job_of, status_of, stored_match
@@ -28,7 +30,7 @@ def pending_job(owner: User, kind: str, text: str | None = None) -> Match:
     """A stored match with a pending job of ``kind`` whose message was never sent."""
     match = stored_match(owner, text)
     if kind == Job.Kind.ANALYZE:
-        jobs.jobs_requeue(match_ids=[match.pk], kind=kind, queue=jobs.ANALYSIS_QUEUE, send=False)
+        jobs.jobs_requeue(match_ids=[match.pk], kind=kind, queue=ANALYSIS_QUEUE, send=False)
     return match
 
 
