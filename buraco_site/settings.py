@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from here: the docs page needs no CDN
+    "django_filters",
     "accounts",
     "records",
     "analysis",

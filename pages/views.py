@@ -19,28 +19,14 @@ from django.views.decorators.http import require_POST
 
 from analysis import selectors as analysis_selectors
 from apikit.throttling import page_refusal
-from buraco.rules import VARIANTS, find_variant
-from reviews.selectors import reviews_for_page
-
+from buraco.rules import find_variant
 from records import permissions, selectors, services, throttling
+from records.filters import MatchFilter
 from records.models import Batch, Hand, Job, Match
+from reviews.selectors import reviews_for_page
 
 from . import docs
 from .selectors import match_list_rows
-
-
-class FilterForm(forms.Form):
-    variant = forms.ChoiceField(choices=[("", "any rule set"), *[(v, v) for v in VARIANTS]], required=False)
-    player = forms.CharField(required=False, max_length=100)
-    status = forms.ChoiceField(choices=[("", "any status"), *Match.Status.choices], required=False)
-    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
-    mine = forms.BooleanField(required=False, label="only mine")
-
-    def __init__(self, *args: Any, signed_in: bool, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if not signed_in:  # a visitor owns nothing: "only mine" would list nothing
-            del self.fields["mine"]
 
 
 class MinPointsForm(forms.Form):
@@ -57,11 +43,9 @@ class UploadForm(forms.Form):
 
 
 def match_list(request: HttpRequest) -> HttpResponse:
-    form = FilterForm(request.GET or None, signed_in=request.user.is_authenticated)
-    filters: dict[str, Any] = {}
-    if form.is_bound and form.is_valid():
-        filters = {k: v for k, v in form.cleaned_data.items() if v not in (None, "", False)}
-    matches = match_list_rows(user=request.user, **filters)
+    filters = MatchFilter(request.GET or None, user=request.user)
+    form = filters.form
+    matches = match_list_rows(user=request.user, filters=filters if filters.is_bound and filters.is_valid() else None)
     page = Paginator(matches, 25).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)

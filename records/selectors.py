@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from django.conf import settings
@@ -19,6 +18,7 @@ from buraco.rules import find_variant
 from buraco.state import HandState
 
 from . import jobs, permissions, timelines
+from .filters import MatchFilter
 from .jobs import embedded
 from .models import Batch, Hand, Job, Match, MatchQuerySet
 from .services import ENGINE_VERSION
@@ -42,37 +42,12 @@ def match_for_reader(*, user: User | AnonymousUser, match_id: int, share: str | 
     return match
 
 
-def match_list(
-    *,
-    user: User | AnonymousUser,
-    mine: bool = False,
-    variant: str | None = None,
-    player: str | None = None,
-    status: str | None = None,
-    date_from: dt.date | None = None,
-    date_to: dt.date | None = None,
-    played_from: dt.date | None = None,
-    played_to: dt.date | None = None,
-    batch: int | None = None,
-) -> MatchQuerySet:
-    matches = Match.objects.filter(owner=user) if mine and user.is_authenticated else visible_matches(user=user)
-    if variant:
-        matches = matches.filter(variant=variant)
-    if player:
-        matches = matches.filter(player_names__icontains=player.lower())
-    matches = matches.with_status()
-    if status:
-        matches = matches.filter(status=status)  # type: ignore[misc]
-    if date_from:
-        matches = matches.filter(created_at__date__gte=date_from)
-    if date_to:
-        matches = matches.filter(created_at__date__lte=date_to)
-    if played_from:
-        matches = matches.filter(played_on__gte=played_from)
-    if played_to:
-        matches = matches.filter(played_on__lte=played_to)
-    if batch:
-        matches = matches.filter(batch_id=batch)
+def match_list(*, user: User | AnonymousUser, filters: MatchFilter | None = None) -> MatchQuerySet:
+    """The matches ``user`` may read, with their status, filtered by ``filters`` (a bound
+    :class:`~records.filters.MatchFilter`, valid; None: all)."""
+    matches = visible_matches(user=user).with_status()
+    if filters is not None:
+        matches = filters.filter_queryset(matches)
     return matches.defer("source").select_related("owner").prefetch_related("jobs")
 
 

@@ -19,7 +19,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apikit.errors import ANY, RETRY_AFTER, errors
+from apikit.filtering import filter_parameters
 from records import selectors, services, throttling
+from records.filters import MatchFilter
 from records.models import Match
 
 from .access import RECORD_RENDERERS, SHARE_PARAMETER, managed_match, readable_match
@@ -27,7 +29,6 @@ from .serializers import (
     PAGE_PARAMETER,
     PAGINATED_MATCHES,
     MatchDetailSerializer,
-    MatchFilterSerializer,
     MatchSummarySerializer,
 )
 from .uploads import FormRecordParser, RawRecordParser, RecordFileField, UploadAcceptedSerializer, uploaded_files
@@ -40,13 +41,14 @@ class MatchListApi(APIView):
     @extend_schema(
         summary="List matches you may read",
         operation_id="matches_list",  # not matches_retrieve: that is one match's (GET /api/matches/{id}/)
-        parameters=[MatchFilterSerializer, PAGE_PARAMETER],
+        parameters=[*filter_parameters(MatchFilter), PAGE_PARAMETER],  # the page's filters too
         responses={200: PAGINATED_MATCHES, **errors(*ANY, 404)},
     )
     def get(self, request: Request) -> Response:
-        filters = MatchFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        matches = selectors.match_list(user=request.user, **filters.validated_data)
+        filters = MatchFilter(request.query_params, user=request.user)
+        if not filters.is_valid():
+            raise exceptions.ValidationError(filters.errors)
+        matches = selectors.match_list(user=request.user, filters=filters)
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(matches, request, view=self)
         return paginator.get_paginated_response(MatchSummarySerializer(page, many=True).data)

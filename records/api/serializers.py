@@ -12,7 +12,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
-from buraco.rules import VARIANTS
 from records import permissions, selectors
 from records.models import Job, Match
 
@@ -114,21 +113,6 @@ class MatchDetailSerializer(MatchSummarySerializer):
         if request is None:
             return {"read": True, "manage": False, "review": False}
         return permissions.abilities(request.user, match, request.query_params.get("share"))
-
-
-MAX_ID = 2**31 - 1  # integer query parameters stay in every database's integer range
-
-
-class MatchFilterSerializer(serializers.Serializer[Any]):
-    variant = serializers.ChoiceField(choices=list(VARIANTS), required=False)
-    player = serializers.CharField(required=False, max_length=100)
-    status = serializers.ChoiceField(choices=Match.Status.values, required=False)
-    date_from = serializers.DateField(required=False, help_text="uploaded on or after")
-    date_to = serializers.DateField(required=False, help_text="uploaded on or before")
-    played_from = serializers.DateField(required=False, help_text="the record's date tag on or after")
-    played_to = serializers.DateField(required=False, help_text="the record's date tag on or before")
-    batch = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
-    mine = serializers.BooleanField(required=False, default=False)
 
 
 PAGINATED_MATCHES = inline_serializer(
