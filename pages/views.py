@@ -19,10 +19,12 @@ from django.views.decorators.http import require_POST
 
 from analysis import selectors as analysis_selectors
 from apikit.throttling import page_refusal
+from buraco.analysis import KINDS
 from buraco.rules import find_variant
 from records import permissions, selectors, services, throttling
 from records.filters import MatchFilter
-from records.models import Batch, Hand, Job, Match
+from records.models import Hand, Job, Match
+from reviews.models import TAGS
 from reviews.selectors import reviews_for_page
 
 from . import docs
@@ -202,6 +204,10 @@ def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpRespons
         "share": share,
         "target": match.metadata.get("target") or find_variant(match.variant).target,
         "match_scores": match_scores,
+        # One mapping each, read by the page's JS: the comment tags (reviews.models.TAGS) and
+        # the finding kinds (buraco.analysis.KINDS).
+        "tags": list(TAGS),
+        "kinds": list(KINDS),
         "urls": {
             "page": request.path,
             "timeline": f"/api/matches/{match.pk}/hands/{number}/timeline/{share_query}",
@@ -278,7 +284,7 @@ def match_delete(request: HttpRequest, match_id: int) -> HttpResponse:
 
 @login_required
 def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
-    batch = Batch.objects.filter(pk=batch_id, owner=cast(User, request.user)).first()
+    batch = permissions.owned_batch(request.user, batch_id)
     if batch is None:
         raise Http404("no such batch of yours")
     progress = selectors.batch_progress(batch=batch)

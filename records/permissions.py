@@ -7,6 +7,8 @@
 - **review** (coaching reviews: notes on the match): its owner, or a user it is shared
   with, a coach. Never a share-link holder nor a stranger, even on a public match.
 
+A batch (its progress, its page) is its owner's alone: :func:`owned_batch`.
+
 A match one may not read is answered 404 (as a missing one); one that one may read but
 not manage or review, 403.
 """
@@ -18,7 +20,7 @@ import hmac
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q
 
-from .models import Match, MatchQuerySet
+from .models import Batch, Match, MatchQuerySet
 
 AnyUser = User | AnonymousUser
 
@@ -65,3 +67,11 @@ def abilities(user: AnyUser, match: Match, share: str | None = None) -> dict[str
         "manage": can_manage(user, match),
         "review": can_review(user, match),
     }
+
+
+def owned_batch(user: AnyUser, batch_id: int) -> Batch | None:
+    """The batch if ``user`` uploaded it; None for anyone else (answered 404, as a batch that
+    does not exist)."""
+    if not user.is_authenticated:
+        return None
+    return Batch.objects.filter(pk=batch_id, owner_id=user.pk).first()

@@ -12,16 +12,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apikit.errors import ANY, errors
-from records import selectors
-from records.models import Batch
+from records import permissions, selectors
 
 
 class BatchDetailApi(APIView):
     @extend_schema(summary="A batch's progress: done, failed, total (owner only)",
                    responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404)})
     def get(self, request: Request, batch_id: int) -> Response:
-        batch = Batch.objects.filter(pk=batch_id).first()
-        if batch is None or not request.user.is_authenticated or batch.owner_id != request.user.pk:
+        batch = permissions.owned_batch(request.user, batch_id)
+        if batch is None:
             raise exceptions.NotFound(f"no batch {batch_id} of yours")
         return Response(selectors.batch_progress(batch=batch))
 

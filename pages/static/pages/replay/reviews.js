@@ -6,8 +6,6 @@
 import { escape } from "./cards.js";
 import { csrfToken } from "./trial.js";
 
-// reviews/models.py TAGS (a record's note may carry others: shown as they are).
-export const TAGS = ["mistake", "missed-canasta", "missed-going-out", "dangerous-discard", "scoring-mistake", "good", "question"];
 
 function failureMessage(data, status) {
   return (data && (data.message || data.detail)) || `the server refused (HTTP ${status})`;
@@ -209,7 +207,9 @@ export function createReviews({ config, ui, me, lastPly }) {
     await guarded(ui.formError, () => call(`${base}reviews/${review.id}/`, "DELETE"));
   }
 
-  ui.tag.innerHTML = `<option value="">no tag</option>${TAGS.map((t) => `<option value="${t}">${t}</option>`).join("")}`;
+  // The tags a comment may carry: reviews/models.py TAGS, in the page's config (a record's
+  // note may carry others: shown as they are).
+  ui.tag.innerHTML = `<option value="">no tag</option>${config.tags.map((t) => `<option value="${escape(t)}">${escape(t)}</option>`).join("")}`;
   ui.form.addEventListener("submit", submit);
   return { start, load, show };
 }
