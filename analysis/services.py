@@ -15,9 +15,9 @@ from django.db.models import Exists, OuterRef, Q
 
 from buraco.analysis import ANALYSIS_VERSION, analyze
 from buraco.analysis import Finding as EngineFinding
-from buraco.notation import loads
 from records.jobs import job_claim, job_finish, jobs_requeue
 from records.models import Job, Match
+from records.reading import record_of
 from records.services import json_safe
 
 from .models import Finding
@@ -36,8 +36,7 @@ def match_analyze(*, match_id: int) -> str:
     """Analyse one stored match with the engine and store its findings. Idempotent."""
     if not job_claim(match_id=match_id, kind=Job.Kind.ANALYZE):
         return "skipped"
-    source = Match.objects.values_list("source", flat=True).get(pk=match_id)
-    findings = analyze(loads(bytes(source)))
+    findings = analyze(record_of(match_id=match_id))
     findings_store(match_id=match_id, findings=findings)
     return "analysed"
 

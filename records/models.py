@@ -58,11 +58,11 @@ class MatchQuerySet(models.QuerySet["Match"]):
 
 
 class MatchManager(models.Manager.from_queryset(MatchQuerySet)):  # type: ignore[misc]
-    """Matches without their stored bytes (the upload, its canonical BRN): lists and pages
+    """Matches without their stored bytes (the upload, its read form, its canonical BRN): lists and pages
     never need them; the reads that do load them by name."""
 
     def get_queryset(self) -> MatchQuerySet:
-        return super().get_queryset().defer("source", "canonical_brn")  # type: ignore[no-any-return]
+        return super().get_queryset().defer("source", "parsed", "canonical_brn")  # type: ignore[no-any-return]
 
 
 class Match(models.Model):
@@ -92,6 +92,10 @@ class Match(models.Model):
     # buraco.notation.game_key: the game whatever its notes or spelling (an exported review
     # uploaded again is its match's game); empty for a record today's engine cannot read.
     game_key = models.CharField(max_length=64, blank=True, default="")
+    # The record as read at upload (buraco.notation.dumps_stored): verification, analysis,
+    # timelines and the canonical BRN read it back in a fraction of the TOML's time; null for
+    # a record today's engine could not read (they read ``source`` instead).
+    parsed = models.TextField(null=True, blank=True, editable=False)
     variant = models.CharField(max_length=32, db_index=True)
     players = models.JSONField(default=list)
     player_names = models.TextField(blank=True)  # lower-cased, one per line: portable player filter

@@ -12,7 +12,7 @@ from django.utils import timezone
 from buraco.actions import ActionSyntaxError, parse_action
 from buraco.cards import parse_cards
 from buraco.errors import BuracoError
-from buraco.notation import Record, dumps, loads
+from buraco.notation import Record, dumps
 from buraco.replay import canonical, deal_hand, try_from
 from buraco.rules import find_variant
 from buraco.state import HandState
@@ -21,6 +21,7 @@ from . import jobs, permissions, timelines
 from .filters import MatchFilter
 from .jobs import embedded
 from .models import Batch, Hand, Job, Match, MatchQuerySet
+from .reading import record_of
 from .services import ENGINE_VERSION
 from .timelines import ReplayConflict
 
@@ -117,7 +118,8 @@ def match_source(*, match: Match) -> tuple[bytes, str, str]:
 
 
 def match_record(*, match: Match) -> Record:
-    return loads(bytes(match.source))
+    """The match's record, as read at upload (``records.reading``)."""
+    return record_of(match_id=match.pk)
 
 
 def match_canonical_brn(*, match: Match) -> str:

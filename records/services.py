@@ -22,12 +22,13 @@ from django.db.models import Exists, Field, Model, OuterRef, Q
 from django.utils import timezone
 
 import buraco
-from buraco.notation import Record, game_key, loads
+from buraco.notation import Record, dumps_stored, game_key
 from buraco.replay import HandReport, MatchReport, verify
 
 from . import signals
 from .jobs import job_claim, job_finish, jobs_requeue, jobs_send
 from .models import Batch, Hand, Job, Match
+from .reading import record_of
 from .uploads import UploadedFile, UploadError, expand_upload, parse_uploads, read_uploads  # noqa: F401 - read through services too
 
 ENGINE_VERSION = buraco.__version__
@@ -226,6 +227,7 @@ def _match_new(
         source_format=record.source_format,
         sha256=digest,
         game_key=game_key(record),
+        parsed=dumps_stored(record),
         variant=record.variant,
         players=json_safe(list(record.players)),
         player_names=json_safe("\n".join(p.lower() for p in record.players)),
@@ -334,8 +336,7 @@ def match_verify(*, match_id: int) -> str:
     """Replay one stored match with the engine and store its verdict. Idempotent."""
     if not job_claim(match_id=match_id, kind=Job.Kind.VERIFY):
         return "skipped"
-    source = Match.objects.values_list("source", flat=True).get(pk=match_id)
-    report = verify(loads(bytes(source)))
+    report = verify(record_of(match_id=match_id))
     _store_verdict(match_id, report)
     return Match.Status.VERIFIED if report.valid else Match.Status.INVALID
 

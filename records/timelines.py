@@ -9,8 +9,9 @@ the stored bytes themselves (gzip for clients that take it), one state a slice o
 no record is parsed, nothing replayed, no JSON decoded or encoded. A stored record is
 never changed, so only another engine version makes a timeline again.
 
-A record is parsed once per hand at most, and its size is bounded at upload
-(``buraco.notation`` limits), so a first read costs at most one bounded replay.
+A first read costs one hand's replay of the record as read at upload (``records.reading``:
+the stored read form, not the upload's TOML), its size bounded at upload (``buraco.notation``
+limits).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from typing import Any
 
 from apikit.errors import Conflict
 from buraco.errors import BuracoError
-from buraco.notation import loads
 from buraco.replay import iter_timeline
 
 from .models import Hand, Match
+from .reading import record_of
 from .services import ENGINE_VERSION
 
 
@@ -66,8 +67,9 @@ def _dump(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def timeline_build(*, match_id: int, number: int, source: bytes) -> tuple[bytes, dict[str, Any]]:
-    """The gzipped timeline answer of hand ``number`` of the record ``source``, and its index.
+def timeline_build(*, match_id: int, number: int) -> tuple[bytes, dict[str, Any]]:
+    """The gzipped timeline answer of hand ``number`` of match ``match_id``'s record (as read at
+    upload: ``records.reading``), and its index.
 
     A record this engine cannot read gives an answer with no states and its error.
     """
@@ -75,7 +77,7 @@ def timeline_build(*, match_id: int, number: int, source: bytes) -> tuple[bytes,
     error: dict[str, Any] | None = None
     readable = True
     try:
-        record = loads(source)
+        record = record_of(match_id=match_id)
     except BuracoError as failure:
         readable, error = False, failure.as_dict()
     else:
@@ -104,7 +106,7 @@ def hand_timeline(*, match: Match, number: int) -> Timeline:
     index = row["timeline_index"] if row else None
     gzipped = row["timeline"] if row else None
     if not index or index.get("engine") != ENGINE_VERSION or gzipped is None:
-        gzipped, index = timeline_build(match_id=match.pk, number=number, source=bytes(match.source))
+        gzipped, index = timeline_build(match_id=match.pk, number=number)
         if row is not None:  # (no row: a stored record its hands were never read from)
             # Filling a cache, not changing what is stored: two first reads at once write the same.
             Hand.objects.filter(pk=row["pk"]).update(timeline=gzipped, timeline_index=index)

@@ -1,4 +1,5 @@
-"""A match's game key (buraco.notation.game_key), with the owner's index."""
+"""A match's game key (buraco.notation.game_key), with the owner's index, and its record as read
+(buraco.notation.dumps_stored)."""
 
 from django.conf import settings
 from django.db import migrations, models
@@ -16,6 +17,11 @@ class Migration(migrations.Migration):
             model_name='match',
             name='game_key',
             field=models.CharField(blank=True, default='', max_length=64),
+        ),
+        migrations.AddField(
+            model_name='match',
+            name='parsed',
+            field=models.TextField(blank=True, editable=False, null=True),
         ),
         migrations.AddIndex(
             model_name='match',

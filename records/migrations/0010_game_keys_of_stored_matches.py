@@ -1,25 +1,26 @@
-"""The game key of every match stored before it existed, read from its stored record (a
-record today's engine cannot read keeps none)."""
+"""The game key and the stored read form of every match stored before they existed, read
+from its stored record (a record today's engine cannot read keeps neither)."""
 
 from typing import Any
 
 from django.db import migrations
 
 
-def game_keys(apps: Any, schema_editor: Any) -> None:
+def read_stored_records(apps: Any, schema_editor: Any) -> None:
     from buraco.errors import BuracoError
-    from buraco.notation import game_key, loads
+    from buraco.notation import dumps_stored, game_key, loads
 
     Match = apps.get_model("records", "Match")
-    for pk, source in Match.objects.filter(game_key="").values_list("pk", "source").iterator(chunk_size=200):
+    rows = Match.objects.filter(parsed__isnull=True).values_list("pk", "source")
+    for pk, source in rows.iterator(chunk_size=200):
         try:
-            key = game_key(loads(bytes(source)))
+            record = loads(bytes(source))
         except BuracoError:
             continue
-        Match.objects.filter(pk=pk).update(game_key=key)
+        Match.objects.filter(pk=pk).update(game_key=game_key(record), parsed=dumps_stored(record))
 
 
 class Migration(migrations.Migration):
     dependencies = [("records", "0009_match_game_key")]
 
-    operations = [migrations.RunPython(game_keys, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(read_stored_records, migrations.RunPython.noop)]

@@ -80,7 +80,7 @@ def test_another_engine_version_makes_the_timeline_again(owner_api: APIClient, p
     match_id, _ = played
     owner_api.get(timeline_url(match_id))
     Hand.objects.filter(match_id=match_id, number=1).update(timeline_index={"engine": "0.9.0"})
-    Match.objects.filter(pk=match_id).update(source=b"not a record")
+    Match.objects.filter(pk=match_id).update(source=b"not a record", parsed="not a record")  # read form too
     response = owner_api.get(timeline_url(match_id))
     assert response.status_code == 409 and response.json()["extra"]["error"]["kind"] == "notation"
 
@@ -96,7 +96,7 @@ def test_the_canonical_brn_is_made_once_and_then_sent_as_stored(owner_api: APICl
     match_id, _ = played
     first = owner_api.get(f"/api/matches/{match_id}/brn/")
     assert first.status_code == 200 and loads(first.content.decode())
-    Match.objects.filter(pk=match_id).update(source=b"not a record")
+    Match.objects.filter(pk=match_id).update(source=b"not a record", parsed="not a record")  # read form too
     assert owner_api.get(f"/api/matches/{match_id}/brn/").content == first.content
     Match.objects.filter(pk=match_id).update(canonical_engine="0.9.0")  # another engine writes it again
     assert owner_api.get(f"/api/matches/{match_id}/brn/").status_code == 409

@@ -42,7 +42,7 @@ def test_api_500_is_json(db: Any) -> None:
 
 def test_page_500_stays_html(db: Any) -> None:
     client = APIClient(raise_request_exception=False)
-    with mock.patch("records.selectors.match_list", side_effect=RuntimeError("boom")):
+    with mock.patch("pages.selectors.match_list", side_effect=RuntimeError("boom")):  # the list page's query
         response = client.get("/")
     assert response.status_code == 500
     assert response["Content-Type"].startswith("text/html")
