@@ -18,8 +18,8 @@ from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
 from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of, deck_counts, sort_key
 from .errors import IllegalActionError
 from .melds import (
-    AddResult,
     NO_PLACE,
+    AddResult,
     CardToken,
     Shape,
     canasta_kind,
