@@ -200,7 +200,6 @@ def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpRespons
         "ply": ply,
         "players": match.players,
         "sides": match.sides or [],
-        "actions": hand.actions,
         "share": share,
         "target": match.metadata.get("target") or find_variant(match.variant).target,
         "match_scores": match_scores,

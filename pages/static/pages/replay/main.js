@@ -203,7 +203,7 @@ async function start() {
     page.sides = Array.from({ length: count }, () => []);
     Object.keys(page.states[0].hands).map(Number).forEach((seat) => page.sides[(seat - 1) % count].push(seat));
   }
-  page.infos = page.states.map((_, i) => describePly(page.states, i, config.actions));
+  page.infos = page.states.map((_, i) => describePly(page.states, i));
   page.turns = groupTurns(page.infos);
   page.turnOf = [];
   page.turns.forEach((turn) => turn.plies.forEach((p) => { page.turnOf[p] = turn.index; }));

@@ -32,7 +32,7 @@ export async function showWitness(app, finding) {
   let step = witnessStates.length - 1;
   const render = () => {
     const stepped = [witnessStates[step - 1] || witnessStates[0], witnessStates[step]];
-    const info = step ? describePly(stepped, 1, [answer.results[step - 1].action]) : page.infos[from];
+    const info = step ? describePly(stepped, 1) : page.infos[from];
     const playedEnd = played[played.length - 1];
     box.innerHTML =
       `<h2>The better play for ${escape(findingLabel(finding))} at ply ${finding.ply}, from ply ${from} <button type="button" class="close-witness">Close</button></h2>` +
@@ -67,14 +67,14 @@ export async function submitTry(app, event) {
   ui.tryResults.innerHTML = `<li>Asking the engine&hellip;</li>`;
   const answer = await tryActions(config.urls.try, from, actions);
   const items = [];
-  if (answer.message && !answer.results.length) items.push(`<li class="error try-error${answer.unavailable ? " try-unavailable" : ""}">${escape(answer.message)}</li>`);
+  if (answer.message && !answer.results.length) items.push(`<li class="error try-error">${escape(answer.message)}</li>`);
   let before = page.states[from];
   answer.results.forEach((result, i) => {
     if (result.error) {
       items.push(`<li class="try-result try-error"><code>${escape(result.action)}</code>: <span class="error">${escape(result.error)}</span></li>`);
       return;
     }
-    const info = describePly([before, result.state], 1, [result.action]);
+    const info = describePly([before, result.state], 1);
     const last = i === answer.results.length - 1 || answer.results[i + 1].error;
     items.push(
       `<li class="try-result try-ok"><details${last ? " open" : ""}><summary><code>${escape(result.action)}</code>: played (ply ${from + i + 1})</summary>` +

@@ -1,6 +1,6 @@
-// The hand's timeline: loaded once, then every step reads from memory.
-// Each state may carry seat / action / operation / automatic (newer servers);
-// without them the page falls back on the record's action list and on comparing tables.
+// The hand's timeline: loaded once, then every step reads from memory. Each state after the
+// deal says what was played (seat, action as written, operation, automatic steps: the
+// engine's operations, records/timelines.py): the page reads them and parses no action text.
 
 export async function loadTimeline(url) {
   const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
@@ -24,69 +24,27 @@ export async function loadFindings(url) {
 
 const DRAWS = new Set(["draw", "take"]);
 
-/** "p2 meld 5h 6h 7h" -> {seat: 2, verb: "meld", args: ["5h", "6h", "7h"]} */
-export function parseAction(text) {
-  if (!text) return { seat: null, verb: null, args: [] };
-  const words = String(text).trim().split(/\s+/);
-  const match = /^p(\d+)$/i.exec(words[0] || "");
-  return { seat: match ? Number(match[1]) : null, verb: (words[1] || "").toLowerCase(), args: words.slice(2) };
-}
-
-function countCards(cards) {
-  const counts = new Map();
-  for (const card of cards || []) counts.set(card, (counts.get(card) || 0) + 1);
-  return counts;
-}
-
-/** Cards in `after` that were not in `before` (as a multiset). */
-function added(before, after) {
-  const left = countCards(before);
-  const out = [];
-  for (const card of after || []) {
-    if ((left.get(card) || 0) > 0) left.set(card, left.get(card) - 1);
-    else out.push(card);
-  }
-  return out;
-}
+// The verb each operation kind answers (buraco.state's operations, as the timeline writes them).
+const VERB_OF = { drew: "draw", took: "take", melded: "meld", "laid-off": "add", discarded: "discard", "picked-dead": "dead" };
 
 /**
- * What ply `index` did, for the move list and the highlight:
+ * What ply `index` did, for the move list and the highlight, from its state's operation:
  * {ply, seat, action, verb, drawn: [cards now in the hand], melds: {id: [cards laid]}, thrown, took, dead, automatic}
  */
-export function describePly(states, index, actions) {
+export function describePly(states, index) {
   const state = states[index];
   const info = { ply: index, seat: null, action: null, verb: null, drawn: [], melds: {}, thrown: null, took: [], dead: false, automatic: [] };
   if (index === 0) return info;
-  const before = states[index - 1];
-  info.action = state.action ?? (actions ? actions[index - 1] : null) ?? null;
-  const parsed = parseAction(info.action);
-  info.seat = state.seat ?? parsed.seat;
-  info.verb = parsed.verb;
-  info.automatic = Array.isArray(state.automatic) ? state.automatic : [];
+  info.action = state.action;
+  info.seat = state.seat;
+  info.automatic = state.automatic || [];
   const op = state.operation;
-  if (op && op.kind) {
-    if (op.kind === "drew") info.drawn = [op.card];
-    else if (op.kind === "took") { info.took = op.cards || []; info.drawn = info.took.slice(); }
-    else if (op.kind === "melded") info.melds[op.meld] = op.cards || [];
-    else if (op.kind === "laid-off") info.melds[op.meld] = op.cards || [];
-    else if (op.kind === "discarded") info.thrown = op.card;
-    else if (op.kind === "picked-dead") { info.dead = true; info.drawn = op.cards || []; }
-    if (!info.verb) info.verb = { drew: "draw", took: "take", melded: "meld", "laid-off": "add", discarded: "discard", "picked-dead": "dead" }[op.kind] || null;
-    return info;
-  }
-  // No operation from the server: compare the tables.
-  const seat = info.seat;
-  if (seat) info.drawn = added((before.hands || {})[seat], (state.hands || {})[seat]);
-  const old = new Map((before.melds || []).map((m) => [m.id, m.cards]));
-  for (const meld of state.melds || []) {
-    const was = old.get(meld.id);
-    if (!was) info.melds[meld.id] = meld.cards;
-    else if (was.length !== meld.cards.length || was.join() !== meld.cards.join()) info.melds[meld.id] = added(was, meld.cards);
-  }
-  const pile = state.discard || [], oldPile = before.discard || [];
-  if (pile.length === oldPile.length + 1) info.thrown = pile[pile.length - 1];
-  if (pile.length < oldPile.length) info.took = info.drawn.slice();
-  if ((state.dead || []).length < (before.dead || []).length && info.verb === "dead") info.dead = true;
+  info.verb = VERB_OF[op.kind] || null;
+  if (op.kind === "drew") info.drawn = [op.card];
+  else if (op.kind === "took") { info.took = op.cards; info.drawn = op.cards.slice(); }
+  else if (op.kind === "melded" || op.kind === "laid-off") info.melds[op.meld] = op.cards;
+  else if (op.kind === "discarded") info.thrown = op.card;
+  else if (op.kind === "picked-dead") { info.dead = true; info.drawn = op.cards || []; }
   return info;
 }
 

@@ -7,16 +7,10 @@ export function csrfToken() {
   return cookie ? decodeURIComponent(cookie.split("=")[1]) : "";
 }
 
-function errorSentence(error) {
-  if (!error) return "";
-  if (typeof error === "string") return error;
-  return error.message || JSON.stringify(error);
-}
-
 /**
- * POST the actions to play after `ply`. Resolves to {results: [{action, state?, error?}], unavailable?, message?}.
- * The answer may hold its results under "results" (or "answers"/"steps"), each with the
- * table under "entry", "state" or "table".
+ * POST the actions to play after `ply` (records/api/hands.py HandTryApi). Resolves to
+ * {results: [{action, state, error}], message}: each tried action's timeline entry, or the
+ * sentence of the error that stopped the line.
  */
 export async function tryActions(url, ply, actions) {
   let response;
@@ -32,18 +26,13 @@ export async function tryActions(url, ply, actions) {
   }
   let data = null;
   try { data = await response.json(); } catch (_) { data = null; }
-  if (response.status === 404 || response.status === 405) {
-    const message = data && data.message && !/^Not found/i.test(data.message) ? data.message : "trying other plays is not available on this server yet";
-    return { results: [], unavailable: !(data && data.message && /ply|hand/.test(data.message)), message };
-  }
   if (!response.ok) return { results: [], message: (data && data.message) || `the engine refused (HTTP ${response.status})` };
-  const list = (data && (data.results || data.answers || data.steps)) || (Array.isArray(data) ? data : []);
-  const results = list.map((item, i) => ({
-    action: item.action ?? actions[i],
-    state: item.entry || item.state || item.table || null,
-    error: item.error ? errorSentence(item.error) : null,
+  const results = data.results.map((item) => ({
+    action: item.action,
+    state: item.entry || null,
+    error: item.error ? item.error.message : null,
   }));
-  return { results, message: data && data.error ? errorSentence(data.error) : null };
+  return { results, message: null };
 }
 
 /** "p1 draw\np1 meld ..." -> ["p1 draw", "p1 meld ..."] (blank lines and # comments dropped). */
