@@ -183,3 +183,15 @@ def logged_in(user: Any) -> Any:
     client = Client()
     client.force_login(user)
     return client
+
+
+def publish_give_up_bound() -> float:
+    """How long a publish may take before the settings' retry policy gives up: each try waits
+    up to the broker's connection timeout, then the policy's interval (growing by its step up to
+    its most), plus a second for the rest of the request."""
+    from django.conf import settings
+
+    policy = settings.CELERY_TASK_PUBLISH_RETRY_POLICY
+    tries = policy["max_retries"] + 1
+    waits = sum(min(policy["interval_start"] + n * policy["interval_step"], policy["interval_max"]) for n in range(tries))
+    return tries * settings.CELERY_BROKER_CONNECTION_TIMEOUT + waits + 1

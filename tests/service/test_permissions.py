@@ -116,3 +116,20 @@ def test_it_gives_the_match_page_the_same_answers(request: Any, match: Match, pe
     if read:
         assert response.context["can"]["manage"] is manage
         assert ('id="delete-form"' in response.content.decode()) is manage
+
+
+def test_a_public_match_shared_with_two_users_is_listed_once(
+    owner_api: APIClient, coach: User, stranger: User, upload: Any
+) -> None:
+    from records import services
+    from records.models import Match
+
+    match_id = upload_one(upload, owner_api, record_text(hands=1, seed=931), visibility="public")
+    match = Match.objects.get(pk=match_id)
+    services.match_share_with(match=match, user=coach)
+    services.match_share_with(match=match, user=stranger)
+    for client in (owner_api, APIClient()):
+        listed = client.get("/api/matches/").json()
+        assert (listed["count"], [m["id"] for m in listed["results"]]) == (1, [match_id])
+    status = owner_api.get("/api/status/").json()
+    assert sum(status["counts"].values()) == 1

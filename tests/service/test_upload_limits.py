@@ -4,7 +4,6 @@ the limit or the reason, with the file, line and column, and nothing stored."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -108,16 +107,16 @@ def test_an_upload_past_a_limit_is_a_400_naming_it_and_nothing_is_stored(
     assert_refused(upload(owner_api, (f"{case}.json", make())), f"{case}.json", reason)
 
 
-def test_the_zip_of_a_6_mb_x_array_is_refused_quickly(owner_api: APIClient, upload: Any) -> None:
+def test_the_zip_of_a_6_mb_x_array_is_refused_at_its_key(owner_api: APIClient, upload: Any) -> None:
     text = record_text("cerrado", hands=1, seed=11).replace(
         "\n[[hands]]", "x-big = [" + ",".join(["0"] * 3_000_000) + "]\n\n[[hands]]", 1
     )
     archive = zip_of({"club.brn": text})
     assert len(archive) < 64 * 1024 and len(text) > 6_000_000
-    started = time.monotonic()
+    # Refused by the x- limit at its key (how long tomllib takes to read the 6 MB first is a
+    # figure of bench/fuzz.py's, not a test's).
     error = assert_refused(upload(owner_api, ("night.zip", archive)), "night.zip/club.brn", "64 KiB")
     assert (error["line"], error["column"]) == (text[: text.index("x-big")].count("\n") + 1, 1)
-    assert time.monotonic() - started < 15  # tomllib reads the 6 MB before the limit is seen
 
 
 def test_a_record_within_the_limits_is_still_stored(owner_api: APIClient, upload: Any) -> None:
