@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib.auth import password_validation
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, parsers, serializers, status
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -94,6 +94,7 @@ class TokenApi(ObtainAuthToken):
     # reason to refuse a new one (401), nor is a session a reason to ask for a CSRF token.
     authentication_classes: list[Any] = []
     throttle_classes = [throttling.LoginThrottle]
+    parser_classes = [parsers.JSONParser]  # ObtainAuthToken's own read forms too: one content type
 
     @extend_schema(
         summary="The API token of an account",

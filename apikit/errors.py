@@ -130,12 +130,28 @@ def _is_endpoint(path: str) -> bool:
         return False
 
 
+class ProblemSerializer(serializers.Serializer[Any]):
+    """One problem of a request that holds several (an upload's files): where and why."""
+
+    file = serializers.CharField(allow_null=True, help_text="the file's name in the upload (a zip's member: zip/member)")
+    line = serializers.IntegerField(allow_null=True)
+    column = serializers.IntegerField(allow_null=True)
+    message = serializers.CharField()
+    kind = serializers.CharField(required=False)
+    hand = serializers.IntegerField(required=False, allow_null=True)
+    ply = serializers.IntegerField(required=False, allow_null=True)
+    action = serializers.CharField(required=False, allow_null=True)
+
+
 ERROR_RESPONSE = inline_serializer(
     "Error",
     {
-        "message": serializers.CharField(),
-        "extra": serializers.DictField(),
-        "errors": serializers.ListField(child=serializers.DictField(), required=False),
+        "message": serializers.CharField(help_text="what went wrong, in a sentence"),
+        "extra": serializers.DictField(
+            help_text="details: `fields` (each field's sentences, always lists), `error` (the engine's error), "
+                      "`hint` (what to send instead), `path`"
+        ),
+        "errors": ProblemSerializer(many=True, required=False),
     },
 )
 

@@ -1140,6 +1140,8 @@ class UploadChecker:
             return self._check_400(case, body)
         if status == 202:
             return self._check_202(before, after, body)
+        if status == 415 and after == before and isinstance(body, dict) and body.get("message"):
+            return Verdict("415 content type refused")  # a body the upload does not read, said and stored nowhere
         return Verdict(f"{status}", f"answered {status}", f"upload: {status}", json.dumps(body)[:2000])
 
     def _check_400(self, case: UploadCase, body: dict[str, Any]) -> Verdict:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
@@ -19,7 +18,14 @@ from rest_framework.views import APIView
 
 from apikit.errors import ANY, RETRY_AFTER, errors
 from apikit.paging import PAGE_PARAMETERS, paged, paged_schema
-from records.api.access import RECORD_RENDERERS, SHARE_PARAMETER, readable_match, reviewable_match
+from records.api.access import (
+    RECORD_FORMATS,
+    RECORD_RENDERERS,
+    SHARE_PARAMETER,
+    readable_match,
+    record_answer,
+    reviewable_match,
+)
 from records.models import Match
 
 from . import permissions, selectors, services
@@ -264,14 +270,13 @@ class ReviewExportApi(APIView):
     renderer_classes = RECORD_RENDERERS  # Accept: application/toml, as documented, is no 406
 
     @extend_schema(
-        summary="The record in canonical BRN with this review's comments as [[hands.notes]]",
-        description="Uploaded again, the record brings the comments back as a review of the new match "
-                    "(shown as the record's `annotator`: this review's author). Replies are not exported.",
+        summary="The record in canonical BRN with this review's comments as [[hands.notes]]: TOML, or its JSON form",
+        description="Uploaded again, the record brings the comments back as a review (of the match it came from, "
+                    "for its owner; shown as the record's `annotator`: this review's author). Replies are not exported.",
         parameters=[SHARE_PARAMETER],
-        responses={(200, "application/toml"): OpenApiTypes.STR, **errors(*ANY, 404, 409)},
+        responses={**RECORD_FORMATS, **errors(*ANY, 404, 409)},
     )
     def get(self, request: Request, match_id: int, review_id: int) -> HttpResponse:
         review = _review(readable_match(request, match_id), review_id)
-        response = HttpResponse(selectors.review_export(review=review), content_type="application/toml; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="match-{match_id}-review-{review.pk}.brn"'
-        return response
+        return record_answer(request, toml=selectors.review_export(review=review),
+                             filename=f"match-{match_id}-review-{review.pk}.brn")

@@ -9,12 +9,11 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    OpenApiParameter,
-)
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import exceptions, renderers, status
 from rest_framework.request import Request
 
+from buraco.notation import dumps, loads
 from records import permissions, selectors
 from records.models import Match
 
@@ -89,5 +88,32 @@ class RecordRenderer(renderers.BaseRenderer):
         return data if isinstance(data, bytes) else str(data).encode()
 
 
-# The views answering a record: JSON first (the default, and the record's JSON form), TOML too.
-RECORD_RENDERERS = [renderers.JSONRenderer, RecordRenderer]
+# The views answering a record: TOML (the default), or its JSON form (?format=json, or
+# Accept: application/json), as :func:`record_answer` writes it.
+RECORD_RENDERERS = [RecordRenderer, renderers.JSONRenderer]
+RECORD_FORMATS = {
+    (200, "application/toml"): OpenApiTypes.BINARY,
+    (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT, description="BRN's JSON form"),
+}
+
+
+def record_answer(request: Request, *, toml: str, filename: str) -> HttpResponse:
+    """A record to download: ``toml`` as it is, or its JSON form when the client asked for it
+    (``?format=json``, ``Accept: application/json``: the negotiated renderer)."""
+    if request.accepted_renderer.format == "json":
+        response = HttpResponse(dumps(loads(toml), "json"), content_type="application/json; charset=utf-8")
+        filename = filename.removesuffix(".brn") + ".json"
+    else:
+        response = HttpResponse(toml, content_type="application/toml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+class SourceRenderer(renderers.BaseRenderer):
+    """The upload as it came, whatever the client accepts: one renderer, so no ``format``."""
+
+    media_type = "*/*"
+    format = "source"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        return data if isinstance(data, bytes) else str(data).encode()

@@ -24,18 +24,35 @@ from records import selectors, services, throttling
 from records.filters import MatchFilter
 from records.models import Match
 
-from .access import RECORD_RENDERERS, SHARE_PARAMETER, managed_match, readable_match
+from .access import (
+    RECORD_FORMATS,
+    RECORD_RENDERERS,
+    SHARE_PARAMETER,
+    SourceRenderer,
+    managed_match,
+    readable_match,
+    record_answer,
+)
 from .serializers import (
     PAGE_PARAMETER,
     PAGINATED_MATCHES,
     MatchDetailSerializer,
     MatchSummarySerializer,
 )
-from .uploads import FormRecordParser, RawRecordParser, RecordFileField, UploadAcceptedSerializer, uploaded_files
+from .shapes import ReportAnswerSerializer
+from .uploads import (
+    FormRecordParser,
+    JsonRecordParser,
+    RecordFileField,
+    TomlRecordParser,
+    UploadAcceptedSerializer,
+    uploaded_files,
+)
 
 
 class MatchListApi(APIView):
-    parser_classes = [parsers.MultiPartParser, FormRecordParser, RawRecordParser]
+    # What the upload reads, as the schema says; and curl's default form body, read as the record.
+    parser_classes = [parsers.MultiPartParser, TomlRecordParser, JsonRecordParser, FormRecordParser]
     throttle_classes = [throttling.UploadThrottle]  # POST only: listing is not limited
 
     @extend_schema(
@@ -61,8 +78,9 @@ class MatchListApi(APIView):
             "record is stored and each unreadable one is listed in `errors` with its line and column; when no "
             "file (or the one file) is readable, nothing is stored and the 400 lists every error. Several files "
             "make a batch whose progress is at /api/batches/{id}/. A game the owner stored before (an exported "
-            "review uploaded again) answers that match, its notes a new review of it when no review holds them. A raw body sent as "
-            "application/x-www-form-urlencoded (curl's default for --data) is read as the record too."
+            "review uploaded again) answers that match, its notes a new review of it when no review holds them. "
+            "(A body sent as application/x-www-form-urlencoded, curl's default for --data, is read as a TOML record "
+            "too, with a hint on what to send when it is not one.)"
         ),
         request={
             "multipart/form-data": inline_serializer(
@@ -70,16 +88,16 @@ class MatchListApi(APIView):
                 {
                     # Files, not strings: a tool following the schema sends them as file parts.
                     "files": serializers.ListField(
-                        child=RecordFileField(), help_text="BRN records (.brn, .json) or zips of them"
+                        child=RecordFileField(), required=False,
+                        help_text="BRN records (.brn, .json) or zips of them (`files` or `file`)",
                     ),
-                    "file": RecordFileField(required=False, help_text="one record (`files` too)"),
+                    "file": RecordFileField(required=False, help_text="one record (`files` or `file`)"),
                     "visibility": serializers.ChoiceField(choices=Match.Visibility.values, required=False),
                     "label": serializers.CharField(required=False, help_text="the batch's label: its first 200 characters"),
                 },
             ),
-            "application/toml": OpenApiTypes.STR,
+            "application/toml": OpenApiTypes.BINARY,
             "application/json": OpenApiTypes.OBJECT,
-            "application/x-www-form-urlencoded": OpenApiTypes.STR,
         },
         parameters=[RETRY_AFTER],
         responses={202: UploadAcceptedSerializer, **errors(*ANY, 403, 429)},
@@ -139,7 +157,7 @@ class MatchReportApi(APIView):
     @extend_schema(
         summary="The verification report: each hand's verdict, scores and parts, the first illegal action",
         parameters=[SHARE_PARAMETER],
-        responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404)},
+        responses={200: ReportAnswerSerializer, **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int) -> Response:
         match = readable_match(request, match_id)
@@ -157,18 +175,15 @@ class MatchReportApi(APIView):
 class MatchBrnApi(APIView):
     renderer_classes = RECORD_RENDERERS
 
-    @extend_schema(summary="The record in canonical BRN (TOML)", parameters=[SHARE_PARAMETER],
-                   responses={(200, "application/toml"): OpenApiTypes.STR, **errors(*ANY, 404, 409)})
+    @extend_schema(summary="The record in canonical BRN: TOML, or its JSON form (?format=json)",
+                   parameters=[SHARE_PARAMETER], responses={**RECORD_FORMATS, **errors(*ANY, 404, 409)})
     def get(self, request: Request, match_id: int) -> HttpResponse:
         match = readable_match(request, match_id)
-        text = selectors.match_canonical_brn(match=match)
-        response = HttpResponse(text, content_type="application/toml; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.brn"'
-        return response
+        return record_answer(request, toml=selectors.match_canonical_brn(match=match), filename=f"match-{match.pk}.brn")
 
 
 class MatchSourceApi(APIView):
-    renderer_classes = RECORD_RENDERERS
+    renderer_classes = [SourceRenderer]
 
     @extend_schema(
         summary="The record exactly as uploaded, with its original file name",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     extend_schema,
 )
@@ -14,10 +13,12 @@ from rest_framework.views import APIView
 from apikit.errors import ANY, errors
 from records import permissions, selectors
 
+from .shapes import BatchProgressSerializer, QueueStatusSerializer
+
 
 class BatchDetailApi(APIView):
-    @extend_schema(summary="A batch's progress: done, failed, total (owner only)",
-                   responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404)})
+    @extend_schema(summary="A batch's progress: its verification and its analysis (owner only)",
+                   responses={200: BatchProgressSerializer, **errors(*ANY, 404)})
     def get(self, request: Request, batch_id: int) -> Response:
         batch = permissions.owned_batch(request.user, batch_id)
         if batch is None:
@@ -28,7 +29,7 @@ class BatchDetailApi(APIView):
 class StatusApi(APIView):
     @extend_schema(
         summary="Queue depths and the oldest waiting job; counts of the matches you may read",
-        responses={200: OpenApiTypes.OBJECT, **errors(*ANY)},
+        responses={200: QueueStatusSerializer, **errors(*ANY)},
     )
     def get(self, request: Request) -> Response:
         return Response(selectors.queue_status(user=request.user))

@@ -15,6 +15,14 @@ from rest_framework import serializers
 from records import permissions, selectors
 from records.models import Job, Match
 
+from .shapes import (
+    ClaimedSerializer,
+    EngineErrorSerializer,
+    MetadataField,
+    MismatchSerializer,
+    WinnerSerializer,
+)
+
 
 class AnalysisStatusSerializer(serializers.Serializer[Any]):
     """The match's analysis job: null status until the match has a verdict to analyse."""
@@ -34,6 +42,10 @@ class MatchSummarySerializer(serializers.ModelSerializer[Match]):
     owner = serializers.CharField(source="owner.username", read_only=True)
     status = serializers.ChoiceField(choices=Match.Status.choices, read_only=True)
     analysis = serializers.SerializerMethodField()
+    players = serializers.ListField(child=serializers.CharField(), read_only=True, help_text="in seat order")
+    totals = serializers.ListField(child=serializers.IntegerField(), read_only=True, allow_null=True,
+                                   help_text="each side's total over the hands that have a score; null until verified")
+    winner = WinnerSerializer(read_only=True, allow_null=True)
 
     class Meta:
         model = Match
@@ -53,12 +65,13 @@ class HandSummarySerializer(serializers.Serializer[Any]):
     actions = serializers.IntegerField(source="action_count")
     valid = serializers.BooleanField(allow_null=True)
     finished = serializers.BooleanField(allow_null=True)
-    scores = serializers.JSONField()
-    claimed = serializers.JSONField()
-    mismatches = serializers.JSONField()
+    scores = serializers.ListField(child=serializers.IntegerField(), allow_null=True,
+                                   help_text="each side's score; null for a hand that has none (illegal, unfinished)")
+    claimed = ClaimedSerializer(allow_null=True)
+    mismatches = MismatchSerializer(many=True)
     ended_by = serializers.CharField()
     out_by = serializers.IntegerField(allow_null=True)
-    error = serializers.JSONField()
+    error = EngineErrorSerializer(allow_null=True)
 
 
 class AbilitiesSerializer(serializers.Serializer[Any]):
@@ -72,7 +85,7 @@ class AbilitiesSerializer(serializers.Serializer[Any]):
 
 class MatchDetailSerializer(MatchSummarySerializer):
     hands = serializers.SerializerMethodField()
-    metadata = serializers.JSONField()
+    metadata = MetadataField()
     error = serializers.SerializerMethodField(
         help_text="the first illegal action; while the match is failed, why its verification could not finish"
     )
@@ -98,7 +111,7 @@ class MatchDetailSerializer(MatchSummarySerializer):
             hands.append(HandSummarySerializer(hand).data)
         return hands
 
-    @extend_schema_field({"type": "object", "additionalProperties": {}, "nullable": True})  # null: no error
+    @extend_schema_field(EngineErrorSerializer(allow_null=True))  # null: no error
     def get_error(self, match: Match) -> dict[str, Any] | None:
         return selectors.match_failure(match=match) or match.error
 

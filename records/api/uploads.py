@@ -1,5 +1,6 @@
-"""Uploads through the API: the bodies a record may come in (files, a raw record, a
-form-encoded record) and the answer's shape."""
+"""Uploads through the API: the bodies a record may come in (files; one record as the body,
+TOML or JSON; the form-encoded body curl sends by default, read as the record) and the
+answer's shape."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from drf_spectacular.utils import (
 from rest_framework import parsers, serializers
 from rest_framework.request import Request
 
+from apikit.errors import ProblemSerializer
 from records import services
 from records.uploads import parse_uploads
 
@@ -25,13 +27,20 @@ class RawBody:
         self.form_encoded = form_encoded
 
 
-class RawRecordParser(parsers.BaseParser):
-    """A record sent as the whole request body (TOML or its JSON form)."""
+class TomlRecordParser(parsers.BaseParser):
+    """A record sent as the whole request body, as TOML (``application/toml``)."""
 
-    media_type = "*/*"
+    media_type = "application/toml"
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> RawBody:  # type: ignore[override]
         return RawBody(stream.read() if stream is not None else b"")
+
+
+class JsonRecordParser(TomlRecordParser):
+    """A record sent as the whole request body in BRN's JSON form (``application/json``): read
+    as the record's own bytes, so that errors point into them."""
+
+    media_type = "application/json"
 
 
 FORM_HINT = (
@@ -81,9 +90,8 @@ class UploadAcceptedSerializer(serializers.Serializer[Any]):
     duplicates = serializers.IntegerField(required=False)
     rejected = serializers.IntegerField(required=False, help_text="files not stored: unreadable, listed in `errors`")
     matches = UploadedItemSerializer(many=True, required=False)
-    errors = serializers.ListField(  # type: ignore[assignment]  # a field: DRF's metaclass pops it
-        child=serializers.DictField(), required=False,
-        help_text="each file not stored, with its error and place: {file, line, column, message, ...}",
+    errors = ProblemSerializer(  # type: ignore[assignment]  # a field: DRF's metaclass pops it
+        many=True, required=False, help_text="each file not stored, with its error and place",
     )
     review = serializers.IntegerField(required=False)
 

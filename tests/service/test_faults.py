@@ -527,8 +527,8 @@ def test_a_postgres_restart_in_the_middle_of_a_batch_leaves_every_record_verifie
         workers_ready(workers)
         logs = [tmp_path / "web.log", *(log for _, log in workers.values() if log), cluster.log]
 
-        status, body = http("POST", f"{base}/api/auth/signup/", b"username=bulk&password=table-for-four-7",
-                            {"Content-Type": "application/x-www-form-urlencoded"})
+        status, body = http("POST", f"{base}/api/auth/signup/", b'{"username": "bulk", "password": "table-for-four-7"}',
+                            {"Content-Type": "application/json"})
         assert status == 201, body
         auth = {"Authorization": f"Token {body['token']}"}
         archive = io.BytesIO(zip_of(texts))

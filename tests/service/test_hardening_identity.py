@@ -37,7 +37,7 @@ def test_a_made_up_forwarded_for_does_not_reset_the_token_endpoint_s_count(owner
 def test_a_made_up_forwarded_for_does_not_reset_the_log_in_page_s_count(owner: User) -> None:
     client = APIClient()
     answers = [
-        client.post("/accounts/login/", {"username": "ana", "password": f"wrong-{n}"}, HTTP_X_FORWARDED_FOR=f"10.1.{n}.1")
+        client.post("/accounts/login/", {"username": "ana", "password": f"wrong-{n}"}, HTTP_X_FORWARDED_FOR=f"10.1.{n}.1", format="multipart")
         for n in range(35)
     ]
     first = _first_refusal(answers)
@@ -66,7 +66,7 @@ def test_failed_log_ins_of_one_account_from_many_addresses_lock_it_for_everyone(
     # The right password too: a guesser must not learn it from the answer.
     right = APIClient().post("/api/auth/token/", {"username": "ANA", "password": "pw-ana-123456"}, REMOTE_ADDR="192.0.2.99")
     assert right.status_code == 429
-    page = APIClient().post("/accounts/login/", {"username": "ana", "password": "pw-ana-123456"}, REMOTE_ADDR="192.0.2.98")
+    page = APIClient().post("/accounts/login/", {"username": "ana", "password": "pw-ana-123456"}, REMOTE_ADDR="192.0.2.98", format="multipart")
     assert page.status_code == 429  # one counter for the API and the page
     other = APIClient().post("/api/auth/token/", {"username": "stranger", "password": "pw-stranger-123456"},
                              REMOTE_ADDR="192.0.2.97")
@@ -78,8 +78,8 @@ def test_the_api_and_the_log_in_page_share_one_count_per_address(owner: User) ->
     client = APIClient()
     for n in range(2):
         assert client.post("/api/auth/token/", {"username": "ana", "password": f"x{n}"}).status_code == 400
-        assert client.post("/accounts/login/", {"username": "ana", "password": f"y{n}"}).status_code == 200
-    assert client.post("/accounts/login/", {"username": "ana", "password": "pw-ana-123456"}).status_code == 429
+        assert client.post("/accounts/login/", {"username": "ana", "password": f"y{n}"}, format="multipart").status_code == 200
+    assert client.post("/accounts/login/", {"username": "ana", "password": "pw-ana-123456"}, format="multipart").status_code == 429
     assert client.post("/api/auth/token/", {"username": "ana", "password": "pw-ana-123456"}).status_code == 429
 
 

@@ -58,10 +58,10 @@ def test_page_signup_attempts_are_limited(db: Any) -> None:
     for name in ("one", "two"):
         client = APIClient()
         response = client.post("/signup/", {"username": name, "password1": "table-for-four-7",
-                                            "password2": "table-for-four-7"})
+                                            "password2": "table-for-four-7"}, format="multipart")
         assert response.status_code == 302, response.content[:300]
     _throttled(APIClient().post("/signup/", {"username": "three", "password1": "table-for-four-7",
-                                             "password2": "table-for-four-7"}))
+                                             "password2": "table-for-four-7"}, format="multipart"))
     assert not User.objects.filter(username="three").exists()
     assert APIClient().get("/signup/").status_code == 200  # showing the form is no attempt
 
@@ -69,8 +69,8 @@ def test_page_signup_attempts_are_limited(db: Any) -> None:
 def test_login_page_attempts_are_limited(owner: User) -> None:
     client = APIClient()
     for password in ("wrong-1", "wrong-2"):
-        assert client.post("/accounts/login/", {"username": "ana", "password": password}).status_code == 200
-    _throttled(client.post("/accounts/login/", {"username": "ana", "password": "pw-ana-123456"}))
+        assert client.post("/accounts/login/", {"username": "ana", "password": password}, format="multipart").status_code == 200
+    _throttled(client.post("/accounts/login/", {"username": "ana", "password": "pw-ana-123456"}, format="multipart"))
     assert client.get("/accounts/login/").status_code == 200
 
 

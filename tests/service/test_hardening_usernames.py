@@ -32,7 +32,7 @@ def test_the_api_refuses_a_name_that_looks_like_an_existing_one(coach: User, nam
 @pytest.mark.usefixtures("fast_passwords")
 @pytest.mark.parametrize("name", LOOK_ALIKES[:5])
 def test_the_page_refuses_the_same_names(coach: User, name: str) -> None:
-    response = APIClient().post("/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD})
+    response = APIClient().post("/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD}, format="multipart")
     assert response.status_code == 200, response.content[:200]  # the form again, with the error
     assert b"looks like an existing account" in response.content or b"is taken" in response.content
     assert User.objects.count() == 1
