@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apikit.errors import RETRY_AFTER, errors
+from apikit.errors import RETRY_AFTER, WrongCredentials, errors
 
 from . import services, throttling
 from .usernames import MAX_LENGTH
@@ -22,7 +22,10 @@ from .usernames import MAX_LENGTH
 USERNAME_PATTERN = r"^[\w.@+-]+$"
 
 
-@extend_schema_field({"type": "string", "minLength": 1, "maxLength": MAX_LENGTH, "pattern": USERNAME_PATTERN})
+USERNAME_SCHEMA = {"type": "string", "minLength": 1, "maxLength": MAX_LENGTH, "pattern": USERNAME_PATTERN}
+
+
+@extend_schema_field(USERNAME_SCHEMA)
 class UsernameField(serializers.CharField):
     """A username as accounts have them: 1 to 150 letters, digits and ``@ . + - _`` (the
     schema says so: an empty one, say, is refused with a 400 the schema announces)."""
@@ -98,9 +101,10 @@ class TokenApi(ObtainAuthToken):
 
     @extend_schema(
         summary="The API token of an account",
-        request=inline_serializer("TokenRequest", {"username": serializers.CharField(), "password": serializers.CharField()}),
+        request=inline_serializer("TokenRequest", {"username": UsernameField(), "password": serializers.CharField(
+            min_length=1, trim_whitespace=False, style={"input_type": "password"})}),
         parameters=[RETRY_AFTER],
-        responses={200: inline_serializer("Token", {"token": serializers.CharField()}), **errors(400, 415, 429)},
+        responses={200: inline_serializer("Token", {"token": serializers.CharField()}), **errors(400, 401, 415, 429)},
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = request.data if hasattr(request.data, "get") else {}
@@ -110,8 +114,9 @@ class TokenApi(ObtainAuthToken):
             raise exceptions.Throttled(wait, f"too many failed log-ins for this account: try again in {wait} seconds")
         given = self.get_serializer(data=data)
         if not given.is_valid():
-            if username and data.get("password"):
+            if "non_field_errors" in given.errors:  # both given, and they match no account
                 throttling.account_failure(username)
+                raise WrongCredentials("the username and password match no account")
             raise exceptions.ValidationError(given.errors)
         token = services.token_for(user=given.validated_data["user"])
         return Response({"token": token})

@@ -26,9 +26,11 @@ from buraco.errors import BuracoError
 
 class ServiceError(Exception):
     """What a service refuses, said to the requester: ``status_code`` and the one shape's
-    ``message``, ``extra`` and (when there are several problems) ``errors``."""
+    ``message``, ``extra`` and (when there are several problems) ``errors``; ``headers``
+    go with the answer."""
 
     status_code: ClassVar[int] = status.HTTP_400_BAD_REQUEST
+    headers: ClassVar[dict[str, str]] = {}
 
     def __init__(self, message: str, *, extra: dict[str, Any] | None = None,
                  errors: list[dict[str, Any]] | None = None) -> None:
@@ -50,6 +52,13 @@ class Conflict(ServiceError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class WrongCredentials(ServiceError):
+    """The credentials sent match no account (401, as RFC 9110 has it, with the scheme to use)."""
+
+    status_code = status.HTTP_401_UNAUTHORIZED
+    headers = {"WWW-Authenticate": 'Token realm="api"'}
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Every error in the one format, and as JSON whatever the view renders and the client asks
     for: a browser (Accept: text/html) would otherwise get DRF's HTML page, a client asking for
@@ -64,7 +73,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 def _error_response(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
-        return Response(exc.body(), status=exc.status_code)
+        return Response(exc.body(), status=exc.status_code, headers=exc.headers)
     if isinstance(exc, BuracoError):
         # An engine error on a stored record (one the engine of today cannot read or replay):
         # said, never a 500.
@@ -168,6 +177,7 @@ ERROR_MEANINGS = {
     409: "the stored record cannot be replayed that far (past its first illegal action) or at all by today's "
          "engine; a finished review takes no comments; the match holds as many comments as it may",
     415: "the body's content type is none the operation reads",
+    422: "the Idempotency-Key went with another request",
     429: "too many attempts: `Retry-After` says how many seconds to wait",
 }
 

@@ -239,13 +239,13 @@ def _managed(request: HttpRequest, match_id: int) -> Match:
 @login_required
 @require_POST
 def match_share_link(request: HttpRequest, match_id: int) -> HttpResponse:
-    """Make (or replace) the share link, or revoke it (``revoke``)."""
+    """Make a new share link (replacing the old one), or revoke it (``revoke``)."""
     match = _managed(request, match_id)
     if request.POST.get("revoke"):
         services.share_link_revoke(match=match)
         messages.success(request, "The share link is revoked: it opens nothing now.")
     else:
-        services.share_link_create(match=match)
+        services.share_link_rotate(match=match)
         messages.success(request, "A new share link is made: anyone holding it may read this match.")
     return redirect("match-detail", match_id=match.pk)
 

@@ -229,3 +229,23 @@ class Hand(models.Model):
 
     def __str__(self) -> str:
         return f"hand {self.number} of match {self.match_id}"
+
+
+class UploadKey(models.Model):
+    """An upload's ``Idempotency-Key``: the same key sent again with the same upload answers
+    the first answer (a client retrying after a lost connection stores nothing twice); with
+    another upload it is refused. Kept ``UPLOAD_KEY_HOURS``; ``digest`` is the upload's."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="upload_keys")
+    key = models.CharField(max_length=255)
+    digest = models.CharField(max_length=64)
+    status = models.PositiveSmallIntegerField()
+    answer = models.JSONField()
+    location = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "key"], name="one_upload_per_key_per_owner")]
+
+    def __str__(self) -> str:
+        return f"upload key {self.key!r} of {self.owner_id}"

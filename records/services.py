@@ -22,12 +22,13 @@ from django.db.models import Exists, Field, Model, OuterRef, Q
 from django.utils import timezone
 
 import buraco
+from apikit.errors import ServiceError
 from buraco.notation import Record, dumps_stored, game_key
 from buraco.replay import HandReport, MatchReport, verify
 
 from . import signals
 from .jobs import job_claim, job_finish, jobs_requeue, jobs_send
-from .models import Batch, Hand, Job, Match
+from .models import Batch, Hand, Job, Match, UploadKey
 from .reading import record_of
 from .uploads import UploadedFile, UploadError, expand_upload, parse_uploads, read_uploads  # noqa: F401 - read through services too
 
@@ -448,7 +449,19 @@ def match_delete(*, match: Match) -> None:
     match.delete()
 
 
-def share_link_create(*, match: Match) -> str:
+def share_link_create(*, match: Match) -> tuple[str, bool]:
+    """The match's share link, made if it has none: its token, and whether it was made now.
+    Asking twice answers the same link (rotating it is :func:`share_link_rotate`)."""
+    with transaction.atomic():
+        current = Match.objects.select_for_update().values_list("share_token", flat=True).get(pk=match.pk)
+        if current:
+            match.share_token = current
+            return current, False
+        return share_link_rotate(match=match), True
+
+
+def share_link_rotate(*, match: Match) -> str:
+    """A new share link for the match: the old one opens nothing from now on."""
     match.share_token = Match.new_share_token()
     match.save(update_fields=["share_token"])
     return match.share_token
@@ -465,3 +478,48 @@ def match_share_with(*, match: Match, user: User) -> None:
 
 def match_unshare_with(*, match: Match, user: User) -> None:
     match.shared_with.remove(user)
+
+
+# --- idempotent uploads -----------------------------------------------------------------
+
+UPLOAD_KEY_HOURS = 24  # how long an Idempotency-Key answers its first answer
+
+
+class UploadKeyReused(ServiceError):
+    """An Idempotency-Key sent again with another upload (422: the key names another request)."""
+
+    status_code = 422
+
+
+def upload_digest(*, files: Sequence[UploadedFile], visibility: str, label: str) -> str:
+    """What makes two uploads the same request: their files (names and bytes) and fields."""
+    digest = hashlib.sha256()
+    for upload in files:
+        for part in (upload.name.encode("utf-8", "surrogatepass"), upload.content):
+            digest.update(len(part).to_bytes(8, "big"))
+            digest.update(part)
+    digest.update(f"\x00{visibility}\x00{label}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def upload_key_answer(*, owner: User, key: str, digest: str) -> UploadKey | None:
+    """The answer an earlier upload with ``key`` got, when it was this same upload; None when
+    the key is new (or older than ``UPLOAD_KEY_HOURS``). :class:`UploadKeyReused` when the key
+    went with another upload."""
+    UploadKey.objects.filter(owner=owner, created_at__lt=timezone.now() - dt.timedelta(hours=UPLOAD_KEY_HOURS)).delete()
+    earlier = UploadKey.objects.filter(owner=owner, key=key).first()
+    if earlier is None:
+        return None
+    if earlier.digest != digest:
+        raise UploadKeyReused(
+            "this Idempotency-Key went with another upload: send a new key for a new upload",
+            extra={"fields": {"Idempotency-Key": ["used for another upload"]}},
+        )
+    return earlier
+
+
+def upload_key_keep(*, owner: User, key: str, digest: str, status: int, answer: dict[str, Any], location: str) -> None:
+    """Keep an upload's answer under its Idempotency-Key, in the upload's transaction. A
+    concurrent request with the same key that committed first wins: this one then rolls
+    back (IntegrityError) and the caller answers what that one stored."""
+    UploadKey.objects.create(owner=owner, key=key, digest=digest, status=status, answer=answer, location=location)

@@ -156,15 +156,17 @@ class ReviewListApi(APIView):
         return paged(request, selectors.reviews_of(match=match).order_by("created_at", "id"), ReviewSerializer, self)
 
     @extend_schema(
-        summary="Start a review (the owner, or a coach the match is shared with)",
+        summary="Start a review (the owner, or a coach the match is shared with), or get one's open review",
+        description="201 with the review started now; 200 with the author's open (not finished) review of the "
+                    "match when they have one: one open review per author and match.",
         request=None,
         parameters=[RETRY_AFTER],
-        responses={201: ReviewDetailSerializer, **errors(*ANY, 403, 404, 429)},
+        responses={200: ReviewDetailSerializer, 201: ReviewDetailSerializer, **errors(*ANY, 403, 404, 429)},
     )
     def post(self, request: Request, match_id: int) -> Response:
         match = reviewable_match(request, match_id)
-        review = services.review_create(match=match, author=request.user)  # type: ignore[arg-type]
-        return Response(_detail(_review(match, review.pk)), status=status.HTTP_201_CREATED)
+        review, started = services.review_open(match=match, author=request.user)  # type: ignore[arg-type]
+        return Response(_detail(_review(match, review.pk)), status=status.HTTP_201_CREATED if started else status.HTTP_200_OK)
 
 
 class ReviewDetailApi(APIView):

@@ -27,8 +27,17 @@ class CommentsFull(Conflict):
     """The match holds as many comments as a match may (``BURACO_MAX_COMMENTS_PER_MATCH``)."""
 
 
-def review_create(*, match: Match, author: User) -> Review:
-    return Review.objects.create(match=match, author=author, author_name=author.username)
+@transaction.atomic
+def review_open(*, match: Match, author: User) -> tuple[Review, bool]:
+    """The author's open review of the match, started if they have none: the review, and
+    whether it was started now. One open review per author and match: a second start (a
+    retried request, a second tab) answers the first; a finished one can be reopened, or a new
+    one started."""
+    Match.objects.select_for_update().filter(pk=match.pk).first()  # two starts at once: one review
+    current = Review.objects.filter(match=match, author=author, source=Review.Source.API, finished=False).first()
+    if current is not None:
+        return current, False
+    return Review.objects.create(match=match, author=author, author_name=author.username), True
 
 
 def review_delete(*, review: Review) -> None:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    extend_schema,
-    inline_serializer,
-)
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, parsers, serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -48,6 +46,34 @@ from .uploads import (
     UploadAcceptedSerializer,
     uploaded_files,
 )
+
+# How long a client may wait before asking how an upload stands (a match is verified within a
+# second or so; its analysis takes longer).
+POLL_AFTER_SECONDS = 1
+
+
+def _accepted(body: dict[str, Any], location: str) -> Response:
+    """202: stored, to be verified; ``Location`` says where to ask, ``Retry-After`` when."""
+    return Response(body, status=status.HTTP_202_ACCEPTED,
+                    headers={"Location": location, "Retry-After": str(POLL_AFTER_SECONDS)})
+
+
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    OpenApiParameter.HEADER,
+    description=f"any key of the client's: the same upload sent again with it (within {services.UPLOAD_KEY_HOURS} h) "
+                "is answered as the first time and stores nothing twice (`Idempotent-Replayed: true`); another "
+                "upload with it is a 422",
+)
+ACCEPTED_HEADERS = [
+    OpenApiParameter("Location", OpenApiTypes.URI, OpenApiParameter.HEADER, response=[202], required=True,
+                     description="the match (one file) or the batch (several, a zip) to ask how it stands"),
+    OpenApiParameter("Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[202], required=True,
+                     description="seconds to wait before asking"),
+    OpenApiParameter("Idempotent-Replayed", {"type": "string", "enum": ["true"]}, OpenApiParameter.HEADER,
+                     response=[202], description="this is the first answer to the same upload with the same "
+                                                 "Idempotency-Key, sent again; nothing more was stored"),
+]
 
 
 class MatchListApi(APIView):
@@ -99,44 +125,74 @@ class MatchListApi(APIView):
             "application/toml": OpenApiTypes.BINARY,
             "application/json": OpenApiTypes.OBJECT,
         },
-        parameters=[RETRY_AFTER],
-        responses={202: UploadAcceptedSerializer, **errors(*ANY, 403, 429)},
+        parameters=[RETRY_AFTER, *ACCEPTED_HEADERS, IDEMPOTENCY_KEY],
+        responses={202: UploadAcceptedSerializer, **errors(*ANY, 403, 415, 422, 429)},
     )
     def post(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise exceptions.NotAuthenticated("log in, or send a token, to upload")
+        owner = cast(User, request.user)
         files = uploaded_files(request)
         fields = request.data if hasattr(request.data, "get") else {}
         visibility = fields.get("visibility") or Match.Visibility.PRIVATE
         if visibility not in Match.Visibility.values:
-            raise exceptions.ValidationError({"visibility": f"one of {Match.Visibility.values}"})
+            raise exceptions.ValidationError({"visibility": [f"one of {Match.Visibility.values}"]})
         label = str(fields.get("label") or "")[:200]
         if "\x00" in label:
-            raise exceptions.ValidationError({"label": "a label cannot hold NUL characters"})
-        result = services.upload_create(
-            owner=cast(User, request.user), files=files, visibility=visibility, label=label,
-        )
-        statuses = selectors.match_statuses(match_ids=[m.pk for m in result.matches])
-        items = [
-            {"id": m.pk, "status": statuses[m.pk], "duplicate": not new, "file": name,
-             **({"review": review} if review is not None else {})}
-            for m, new, name, review in zip(result.matches, result.created, result.names, result.reviews, strict=True)
-        ]
-        if result.batch is None:
-            return Response(items[0], status=status.HTTP_202_ACCEPTED)
-        return Response(
-            {
-                "batch": result.batch.pk,
-                # Nothing new stored (duplicates only): the batch has nothing to wait for.
-                "status": "pending" if result.batch.total else "finished",
-                "total": result.batch.total,
-                "duplicates": len(items) - result.batch.total,
-                "rejected": len(result.errors),
-                "matches": items,
-                "errors": result.errors,
-            },
-            status=status.HTTP_202_ACCEPTED,
-        )
+            raise exceptions.ValidationError({"label": ["a label cannot hold NUL characters"]})
+        key = _idempotency_key(request)
+        if key is None:
+            return _accepted(*_stored(owner=owner, files=files, visibility=visibility, label=label))
+        digest = services.upload_digest(files=files, visibility=visibility, label=label)
+        earlier = services.upload_key_answer(owner=owner, key=key, digest=digest)
+        if earlier is None:
+            try:
+                with transaction.atomic():
+                    answer, location = _stored(owner=owner, files=files, visibility=visibility, label=label)
+                    services.upload_key_keep(owner=owner, key=key, digest=digest, status=202, answer=answer,
+                                             location=location)
+                return _accepted(answer, location)
+            except IntegrityError:  # the same key, stored meanwhile by a concurrent request
+                earlier = services.upload_key_answer(owner=owner, key=key, digest=digest)
+                if earlier is None:
+                    raise
+        replayed = _accepted(earlier.answer, earlier.location)
+        replayed["Idempotent-Replayed"] = "true"
+        return replayed
+
+
+def _idempotency_key(request: Request) -> str | None:
+    """The request's ``Idempotency-Key`` header: 1 to 255 visible ASCII characters."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 255 or not all(33 <= ord(c) <= 126 for c in key):
+        raise exceptions.ValidationError({"Idempotency-Key": ["1 to 255 visible ASCII characters"]})
+    return key
+
+
+def _stored(*, owner: User, files: list[services.UploadedFile], visibility: str, label: str) -> tuple[dict[str, Any], str]:
+    """Store the upload: the 202's body and where to ask how it stands."""
+    result = services.upload_create(owner=owner, files=files, visibility=visibility, label=label)
+    statuses = selectors.match_statuses(match_ids=[m.pk for m in result.matches])
+    items = [
+        {"id": m.pk, "status": statuses[m.pk], "duplicate": not new, "file": name,
+         **({"review": review} if review is not None else {})}
+        for m, new, name, review in zip(result.matches, result.created, result.names, result.reviews, strict=True)
+    ]
+    if result.batch is None:
+        return items[0], f"/api/matches/{items[0]['id']}/"
+    answer = {
+        "batch": result.batch.pk,
+        # Nothing new stored (duplicates only): the batch has nothing to wait for.
+        "status": "pending" if result.batch.total else "finished",
+        "total": result.batch.total,
+        "duplicates": len(items) - result.batch.total,
+        "rejected": len(result.errors),
+        "matches": items,
+        "errors": result.errors,
+    }
+    return answer, f"/api/batches/{result.batch.pk}/"
 
 
 class MatchDetailApi(APIView):

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import (
-    extend_schema,
-    inline_serializer,
-)
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.api import UsernameField
+from accounts.api import USERNAME_SCHEMA, UsernameField
 from accounts.services import user_named
 from apikit.errors import ANY, errors
 from records import services
@@ -30,20 +27,39 @@ SHARE_LINK = inline_serializer(
 )
 
 
+def _link(request: Request, match_id: int, token: str) -> dict[str, str]:
+    return {
+        "share_token": token,
+        "api_url": request.build_absolute_uri(f"/api/matches/{match_id}/?share={token}"),
+        "page_url": request.build_absolute_uri(f"/matches/{match_id}/?share={token}"),
+    }
+
+
 class ShareLinkApi(APIView):
-    @extend_schema(summary="Create (or replace) the match's share link (owner only)",
-                   request=None, responses={201: SHARE_LINK, **errors(*ANY, 403, 404)})
+    @extend_schema(
+        summary="The match's share link, made if it has none (owner only)",
+        description="201 when the link is made now, 200 with the same link when it exists: asking twice never "
+                    "breaks a link already given out (POST .../share-link/rotate/ replaces it).",
+        request=None, responses={200: SHARE_LINK, 201: SHARE_LINK, **errors(*ANY, 403, 404)},
+    )
     def post(self, request: Request, match_id: int) -> Response:
         match = managed_match(request, match_id)
-        token = services.share_link_create(match=match)
-        url = request.build_absolute_uri(f"/api/matches/{match.pk}/?share={token}")
-        page = request.build_absolute_uri(f"/matches/{match.pk}/?share={token}")
-        return Response({"share_token": token, "api_url": url, "page_url": page}, status=status.HTTP_201_CREATED)
+        token, made = services.share_link_create(match=match)
+        return Response(_link(request, match.pk, token), status=status.HTTP_201_CREATED if made else status.HTTP_200_OK)
 
     @extend_schema(summary="Revoke the share link (owner only)", responses={204: None, **errors(*ANY, 403, 404)})
     def delete(self, request: Request, match_id: int) -> Response:
         services.share_link_revoke(match=managed_match(request, match_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ShareLinkRotateApi(APIView):
+    @extend_schema(summary="Replace the match's share link with a new one: the old one opens nothing (owner only)",
+                   request=None, responses={201: SHARE_LINK, **errors(*ANY, 403, 404)})
+    def post(self, request: Request, match_id: int) -> Response:
+        match = managed_match(request, match_id)
+        token = services.share_link_rotate(match=match)
+        return Response(_link(request, match.pk, token), status=status.HTTP_201_CREATED)
 
 
 class ShareWithSerializer(serializers.Serializer[Any]):
@@ -61,11 +77,21 @@ class SharedWithApi(APIView):
         services.match_share_with(match=match, user=_user_named(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    @extend_schema(summary="Stop sharing the match with a user (owner only)", request=ShareWithSerializer,
-                   responses={204: None, **errors(*ANY, 403, 404, 415)})
-    def delete(self, request: Request, match_id: int) -> Response:
+
+
+class SharedWithUserApi(APIView):
+    @extend_schema(
+        summary="Stop sharing the match with a user (owner only)",
+        parameters=[OpenApiParameter("username", USERNAME_SCHEMA, OpenApiParameter.PATH,
+                                     description="the account (any case) to stop sharing the match with")],
+        responses={204: None, **errors(*ANY, 403, 404)},
+    )
+    def delete(self, request: Request, match_id: int, username: str) -> Response:
         match = managed_match(request, match_id)
-        services.match_unshare_with(match=match, user=_user_named(request))
+        user = user_named(username)
+        if user is None:
+            raise exceptions.NotFound(f"no user {username!r}")
+        services.match_unshare_with(match=match, user=user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -75,5 +101,5 @@ def _user_named(request: Request) -> Any:
     username = given.validated_data["username"]
     user = user_named(username)
     if user is None:
-        raise exceptions.ValidationError({"username": f"no user {username!r}"})
+        raise exceptions.ValidationError({"username": [f"no user {username!r}"]})
     return user

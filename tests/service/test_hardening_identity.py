@@ -61,7 +61,7 @@ def test_failed_log_ins_of_one_account_from_many_addresses_lock_it_for_everyone(
         APIClient().post("/api/auth/token/", {"username": "ana", "password": f"wrong-{n}"}, REMOTE_ADDR=f"192.0.2.{n}")
         for n in range(25)
     ]
-    assert [a.status_code for a in answers[:20]] == [400] * 20
+    assert [a.status_code for a in answers[:20]] == [401] * 20  # wrong credentials
     assert {a.status_code for a in answers[20:]} == {429}
     # The right password too: a guesser must not learn it from the answer.
     right = APIClient().post("/api/auth/token/", {"username": "ANA", "password": "pw-ana-123456"}, REMOTE_ADDR="192.0.2.99")
@@ -77,7 +77,7 @@ def test_failed_log_ins_of_one_account_from_many_addresses_lock_it_for_everyone(
 def test_the_api_and_the_log_in_page_share_one_count_per_address(owner: User) -> None:
     client = APIClient()
     for n in range(2):
-        assert client.post("/api/auth/token/", {"username": "ana", "password": f"x{n}"}).status_code == 400
+        assert client.post("/api/auth/token/", {"username": "ana", "password": f"x{n}"}).status_code == 401
         assert client.post("/accounts/login/", {"username": "ana", "password": f"y{n}"}, format="multipart").status_code == 200
     assert client.post("/accounts/login/", {"username": "ana", "password": "pw-ana-123456"}, format="multipart").status_code == 429
     assert client.post("/api/auth/token/", {"username": "ana", "password": "pw-ana-123456"}).status_code == 429
@@ -90,8 +90,8 @@ def test_with_a_trusted_proxy_the_address_it_forwards_is_counted(owner: User) ->
     # Behind one proxy of the site's own, the last X-Forwarded-For entry is the client.
     for n in range(3):
         assert client.post("/api/auth/token/", {"username": "ana", "password": f"x{n}"},
-                           HTTP_X_FORWARDED_FOR="203.0.113.7, 198.51.100.1").status_code == 400
+                           HTTP_X_FORWARDED_FOR="203.0.113.7, 198.51.100.1").status_code == 401
     assert client.post("/api/auth/token/", {"username": "ana", "password": "x"},
                        HTTP_X_FORWARDED_FOR="203.0.113.7, 198.51.100.1").status_code == 429
     assert client.post("/api/auth/token/", {"username": "ana", "password": "x"},
-                       HTTP_X_FORWARDED_FOR="203.0.113.7, 198.51.100.2").status_code == 400
+                       HTTP_X_FORWARDED_FOR="203.0.113.7, 198.51.100.2").status_code == 401

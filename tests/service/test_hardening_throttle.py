@@ -40,7 +40,7 @@ def _json_throttled(response: Any) -> None:
 def test_token_attempts_are_limited(owner: User) -> None:
     client = APIClient()
     for password in ("wrong-1", "wrong-2"):
-        assert client.post("/api/auth/token/", {"username": "ana", "password": password}).status_code == 400
+        assert client.post("/api/auth/token/", {"username": "ana", "password": password}).status_code == 401
     _json_throttled(client.post("/api/auth/token/", {"username": "ana", "password": "pw-ana-123456"}))
 
 

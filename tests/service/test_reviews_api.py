@@ -38,7 +38,7 @@ def match(owner_api: APIClient, upload: Any, coach: User) -> Match:
 
 @pytest.fixture
 def review(match: Match, coach: User) -> Review:
-    return services.review_create(match=match, author=coach)
+    return services.review_open(match=match, author=coach)[0]
 
 
 @pytest.fixture

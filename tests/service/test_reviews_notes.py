@@ -108,7 +108,7 @@ def test_it_shows_the_record_review_to_a_coach_and_a_link_holder_only_as_the_mat
     match_id = upload_one(upload, owner_api, with_notes(TEXT, NOTES))
     match = Match.objects.get(pk=match_id)
     records_services.match_share_with(match=match, user=coach)
-    token = records_services.share_link_create(match=match)
+    token, _ = records_services.share_link_create(match=match)
     assert record_review(coach_api, match_id)["author_name"] == "Marta"
     assert APIClient().get(f"/api/matches/{match_id}/reviews/?share={token}").json()["results"][0]["comment_count"] == 3
     assert stranger_api.get(f"/api/matches/{match_id}/reviews/").status_code == 404
@@ -216,7 +216,7 @@ def test_it_exports_only_the_reviews_comments_not_the_records_notes(coach_api: A
 
 def test_it_lets_a_link_holder_export_but_not_a_stranger(stranger_api: APIClient, coached: tuple[int, int]) -> None:
     match_id, review_id = coached
-    token = records_services.share_link_create(match=Match.objects.get(pk=match_id))
+    token, _ = records_services.share_link_create(match=Match.objects.get(pk=match_id))
     path = f"/api/matches/{match_id}/reviews/{review_id}/export/"
     assert stranger_api.get(path).status_code == 404
     assert APIClient().get(f"{path}?share={token}").status_code == 200

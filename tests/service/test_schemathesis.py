@@ -60,7 +60,7 @@ CHECKS: list[CheckFunction] = [
 
 # The rate limits would answer 429 (documented, with Retry-After) once the run has sent more
 # sign-ups or uploads than a person would: high rates keep every operation tested past that.
-HIGH_RATES = {"token": "100000/min", "login": "100000/min", "signup": "100000/min", "upload": "100000/min"}
+HIGH_RATES = {scope: "100000/min" for scope in ("login", "login-failures", "signup", "upload", "try", "review")}
 
 
 class Data:
@@ -183,10 +183,13 @@ def stored(transactional_db: Any, upload: Callable[..., Any], django_capture_on_
                        {"hand": 1, "ply": 3, "text": "the discard gives the pile away", "tag": "mistake"})
     assert comment.status_code == 201, comment.content
     data.comments = [comment.json()["id"]]
-    # A finished review too: a comment on it is a 409, which the schema says.
-    finished = api.post(f"/api/matches/{first}/reviews/").json()["id"]
+    # A finished review too (a comment on it is a 409, which the schema says), and the author's
+    # new open one (one open review per author and match).
+    finished = data.reviews[0]
     assert api.patch(f"/api/matches/{first}/reviews/{finished}/", {"finished": True}, format="json").status_code == 200
-    data.reviews.append(finished)
+    opened = api.post(f"/api/matches/{first}/reviews/")
+    assert opened.status_code == 201, opened.content
+    data.reviews = [opened.json()["id"], finished]
     for match_id in data.matches:
         detail = api.get(f"/api/matches/{match_id}/").json()
         data.players = sorted({*data.players, *detail["players"]})
