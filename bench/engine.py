@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import hashlib
 import io
 import math
 import os
 import platform
 import pstats
-import subprocess
 import sys
 import time
 import tomllib
@@ -47,16 +45,15 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
 from baselines import make_chess_pgns, make_poker_phhs, replay_chess, replay_poker  # noqa: E402
 
+from bench.harness import SeedSkips, clear_action_cache, engine_fingerprint, git, play_record  # noqa: E402
 from buraco import notation  # noqa: E402
 from buraco.notation import dumps, loads  # noqa: E402
 from buraco.replay import iter_hand, verify  # noqa: E402
 from buraco.rules import VARIANTS  # noqa: E402
-from buraco.selfplay import play_match  # noqa: E402
 
 REPEAT = 3  # best of three, as in bench/baselines.py
 HANDS_PER_MATCH = 10
 PLAYER_MIX = (2, 4)  # alternated by seed, where the rule set allows each count
-MAX_SKIPPED_SEEDS = 100  # beyond this, self-play is broken: stop rather than hide it
 GOAL_PARSE_RATIO = 2.0  # verify time at most 2x tomllib's
 GOAL_VS_CHESS = 2.0  # at least 2x python-chess's actions/s
 GOAL_VS_POKER = 5.0  # at least 5x pokerkit's actions/s
@@ -139,24 +136,21 @@ def make_corpus(variant: str, hands: int) -> Corpus:
     counts = tuple(p for p in PLAYER_MIX if p in allowed) or tuple(sorted(allowed))
     per_match = min(HANDS_PER_MATCH, hands)
     texts: list[str] = []
-    total_hands = total_actions = skipped = 0
+    total_hands = total_actions = 0
+    skips = SeedSkips()
     seed = 0
     while total_hands < hands:
-        players = counts[seed % len(counts)]
-        try:
-            record = play_match(variant, players=players, hands=per_match, seed=seed)
-        except RuntimeError:
+        record = play_record(variant, counts[seed % len(counts)], per_match, seed)
+        if record is None:
             # A self-play bug (e.g. "found no legal discard"), not a verify
             # cost; skip the seed but say so in the output.
-            skipped += 1
-            if skipped > MAX_SKIPPED_SEEDS:
-                raise
+            skips.add()
         else:
             texts.append(dumps(record))
             total_hands += len(record.hands)
             total_actions += sum(len(hand.actions) for hand in record.hands)
         seed += 1
-    return Corpus(variant, texts, total_hands, total_actions, counts, skipped)
+    return Corpus(variant, texts, total_hands, total_actions, counts, skips.count)
 
 
 def check_corpus(corpus: Corpus) -> None:
@@ -183,11 +177,8 @@ def verify_texts(texts: Sequence[str]) -> int:
 def verify_texts_cold(texts: Sequence[str]) -> int:
     # loads() memoises parsed action strings in a module-level dict that
     # survives between calls; a long-lived process sees it warm, a fresh
-    # one (or a corpus of unseen strings) cold.  Missing in some future
-    # engine version is fine: then there is no cache to empty.
-    caches = getattr(notation, "_ACTION_CACHES", None)
-    if isinstance(caches, dict):
-        caches.clear()
+    # one (or a corpus of unseen strings) cold.
+    clear_action_cache()
     return verify_texts(texts)
 
 
@@ -354,33 +345,56 @@ def engine_version() -> str:
     """Which engine code is measured: the commit, marked if buraco/ has local
     changes, and a digest of buraco/*.py as they are when this is called (call
     it at start-up: the modules are imported then, and the tree may move on)."""
-    root = Path(__file__).resolve().parent.parent
-
-    def git(*args: str) -> str:
-        try:
-            done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
-        except (OSError, subprocess.SubprocessError):
-            return ""
-        return done.stdout.strip() if done.returncode == 0 else ""
-
-    digest = hashlib.sha256()
-    for source in sorted((root / "buraco").glob("*.py")):
-        digest.update(source.name.encode() + b"\0" + source.read_bytes())
     commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
     dirty = " + local changes" if git("status", "--porcelain", "--", "buraco") else ""
-    return f"{commit}{dirty} (buraco/*.py sha256 {digest.hexdigest()[:12]})"
+    return f"{commit}{dirty} (buraco/*.py sha256 {engine_fingerprint()[:12]})"
+
+
+@dataclass(frozen=True)
+class Overall:
+    """The nine rule sets together."""
+
+    hands: int
+    actions: int
+    verify_s: float
+    cold_s: float
+    parse_s: float
+    megabytes: float
+
+    @property
+    def actions_per_s(self) -> float:
+        return self.actions / self.verify_s
+
+    @classmethod
+    def of(cls, results: Sequence[SetResult]) -> Overall:
+        return cls(sum(r.corpus.hands for r in results), sum(r.corpus.actions for r in results),
+                   sum(r.verify_s for r in results), sum(r.verify_cold_s for r in results),
+                   sum(r.parse_s for r in results), sum(r.corpus.megabytes for r in results))
 
 
 def render(
     results: Sequence[SetResult], baselines: tuple[Baseline, Baseline], sizes: Sizes, engine: str
 ) -> str:
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    overall = Overall.of(results)
+    return "\n".join([
+        f"Python {platform.python_version()} ({platform.python_implementation()}), one process, one core; "
+        f"CPU time, best of {REPEAT} interleaved runs; at least {sizes.hands} hands per rule set; engine {engine}; "
+        f"load average {load} when the table was printed.",
+        "",
+        *render_throughput(results, overall),
+        "",
+        *render_parts(results),
+        "",
+        *render_baselines(baselines, overall),
+        "",
+        *render_goals(results, baselines, overall),
+    ])
+
+
+def render_throughput(results: Sequence[SetResult], overall: Overall) -> list[str]:
     lines: list[str] = []
     add = lines.append
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    add(f"Python {platform.python_version()} ({platform.python_implementation()}), one process, one core; "
-        f"CPU time, best of {REPEAT} interleaved runs; at least {sizes.hands} hands per rule set; engine {engine}; "
-        f"load average {load} when the table was printed.")
-    add("")
     add("### Verify throughput: `verify(loads(text))` per rule set")
     add("")
     add("| rule set | players | hands | actions | MB | verify s | hands/s | actions/s "
@@ -391,20 +405,20 @@ def render(
         add(f"| {c.variant} | {'+'.join(map(str, c.players))} | {c.hands} | {c.actions} | {c.megabytes:.2f} "
             f"| {r.verify_s:.3f} | {r.hands_per_s:,.0f} | {r.actions_per_s:,.0f} | {r.parse_s:.3f} "
             f"| {r.parse_ratio:.2f}x | {r.cold_parse_ratio:.2f}x |")
-    hands = sum(r.corpus.hands for r in results)
-    actions = sum(r.corpus.actions for r in results)
-    verify_s = sum(r.verify_s for r in results)
-    cold_s = sum(r.verify_cold_s for r in results)
-    parse_s = sum(r.parse_s for r in results)
-    megabytes = sum(r.corpus.megabytes for r in results)
-    overall = actions / verify_s
-    add(f"| **all nine** | | {hands} | {actions} | {megabytes:.2f} | {verify_s:.3f} | {hands / verify_s:,.0f} "
-        f"| {overall:,.0f} | {parse_s:.3f} | {verify_s / parse_s:.2f}x | {cold_s / parse_s:.2f}x |")
+    o = overall
+    add(f"| **all nine** | | {o.hands} | {o.actions} | {o.megabytes:.2f} | {o.verify_s:.3f} | "
+        f"{o.hands / o.verify_s:,.0f} | {o.actions_per_s:,.0f} | {o.parse_s:.3f} | {o.verify_s / o.parse_s:.2f}x "
+        f"| {o.cold_s / o.parse_s:.2f}x |")
     skipped = {r.corpus.variant: r.corpus.skipped_seeds for r in results if r.corpus.skipped_seeds}
     if skipped:
         add("")
         add(f"Self-play seeds skipped because the bot raised: {skipped}.")
-    add("")
+    return lines
+
+
+def render_parts(results: Sequence[SetResult]) -> list[str]:
+    lines: list[str] = []
+    add = lines.append
     add("### Where verify's time goes (direct timings, no profiler)")
     add("")
     add("`tomllib` = `tomllib.loads`; `reader` = `buraco.notation.loads` minus `tomllib` (BRN checks, card "
@@ -419,29 +433,40 @@ def render(
         total = sum(parts)
         shares = " | ".join(f"{p / total:.0%}" for p in parts)
         add(f"| {r.corpus.variant} | {shares} | {total:.3f} | {r.verify_s:.3f} |")
-    add("")
+    return lines
+
+
+def render_baselines(baselines: tuple[Baseline, Baseline], overall: Overall) -> list[str]:
+    lines: list[str] = []
+    add = lines.append
     add("### Baselines in the same process (parse + replay)")
     add("")
     add("| library | notation | games | actions | seconds | actions/s | ours / theirs |")
     add("|---|---|--:|--:|--:|--:|--:|")
     for b in baselines:
         add(f"| {b.library} | {b.notation} | {b.games} | {b.actions} | {b.seconds:.3f} | {b.actions_per_s:,.0f} "
-            f"| {overall / b.actions_per_s:.2f}x |")
-    add(f"| buraco (all nine) | BRN | {hands} | {actions} | {verify_s:.3f} | {overall:,.0f} | 1.00x |")
+            f"| {overall.actions_per_s / b.actions_per_s:.2f}x |")
+    add(f"| buraco (all nine) | BRN | {overall.hands} | {overall.actions} | {overall.verify_s:.3f} "
+        f"| {overall.actions_per_s:,.0f} | 1.00x |")
+    return lines
+
+
+def render_goals(results: Sequence[SetResult], baselines: tuple[Baseline, Baseline], overall: Overall) -> list[str]:
+    lines: list[str] = []
+    add = lines.append
     chess, poker = baselines
     worst = max(r.parse_ratio for r in results)
-    vs_chess = overall / chess.actions_per_s
-    vs_poker = overall / poker.actions_per_s
-    add("")
+    vs_chess = overall.actions_per_s / chess.actions_per_s
+    vs_poker = overall.actions_per_s / poker.actions_per_s
     add("### Goals")
     add("")
     add("| goal | target | measured | |")
     add("|---|--:|--:|---|")
     add(f"| verify / tomllib, every rule set | <= {GOAL_PARSE_RATIO:.1f}x | {worst:.2f}x worst, "
-        f"{verify_s / parse_s:.2f}x overall | {_met(worst <= GOAL_PARSE_RATIO)} |")
+        f"{overall.verify_s / overall.parse_s:.2f}x overall | {_met(worst <= GOAL_PARSE_RATIO)} |")
     add(f"| actions/s vs python-chess | >= {GOAL_VS_CHESS:.1f}x | {vs_chess:.2f}x | {_met(vs_chess >= GOAL_VS_CHESS)} |")
     add(f"| actions/s vs pokerkit | >= {GOAL_VS_POKER:.1f}x | {vs_poker:.2f}x | {_met(vs_poker >= GOAL_VS_POKER)} |")
-    return "\n".join(lines)
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -58,7 +58,6 @@ import random
 import re
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -77,7 +76,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(1, str(ROOT))
 
-from bench.scratch_db import drop_database, reset_database  # noqa: E402 - after the path above
+from bench.harness import (  # noqa: E402 - after the path above
+    cpu_model,
+    database_url,
+    drop_database,
+    postgres_answers,
+    reset_database,
+    service_env,
+    setup_django,
+)
 from buraco.cards import CARD_TEXT  # noqa: E402
 from buraco.errors import BuracoError, NotationError  # noqa: E402
 from buraco.notation import Note, dumps, loads  # noqa: E402
@@ -1035,18 +1042,11 @@ class UploadTarget:
     def __enter__(self) -> UploadTarget:
         if self.database == "postgres":
             reset_database(self.pg_name)
-            url = f"postgres://postgres@127.0.0.1:5432/{self.pg_name}"
+            url = database_url(self.pg_name)
         else:
             url = f"sqlite:///{self.temp / 'fuzz.sqlite3'}"
-        os.environ.update({
-            "DJANGO_SETTINGS_MODULE": "buraco_site.settings", "DATABASE_URL": url, "EMBEDDED_JOBS": "inline",
-            "THROTTLE_UPLOAD": "1000000/min", "DEBUG": "0", "LOG_LEVEL": "CRITICAL",
-        })
-        for name in ("CELERY_BROKER_URL", "CACHE_URL", "BURACO_ENV"):
-            os.environ.pop(name, None)
-        import django
-
-        django.setup()
+        # No broker: every job runs inline, before the POST answers, so a case sees its verdicts.
+        setup_django(service_env(url, settings={"THROTTLE_UPLOAD": "1000000/min"}, log_level="CRITICAL"))
         from django.contrib.auth.models import User
         from django.core.management import call_command
         from django.test import Client
@@ -1257,13 +1257,7 @@ def run_upload(cases: int, seed: int, seeds: Sequence[Seed], findings_dir: Path,
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return f"{cpu}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, {platform.system()}"
+    return f"{cpu_model()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}, {platform.system()}"
 
 
 def print_report(tally: Tally, seed: int, command: str) -> None:
@@ -1315,14 +1309,6 @@ def replay(path: Path) -> int:
         print(f"FINDING {verdict.signature}: {verdict.problem}\n{verdict.detail}")
         return 1
     return 0
-
-
-def postgres_answers() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 5432), timeout=1.5):
-            return True
-    except OSError:
-        return False
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

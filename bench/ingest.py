@@ -45,8 +45,8 @@ Redis on 127.0.0.1:6379).  The output is Markdown.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
-import hashlib
 import importlib
 import io
 import json
@@ -55,17 +55,11 @@ import platform
 import pstats
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
-import uuid
-import zipfile
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -74,28 +68,22 @@ ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, sys.path[0] is bench/; the engine and the site sit one level up.
 sys.path.insert(1, str(ROOT))
 
-from bench.scratch_db import reset_database  # noqa: E402 - after the path above
-from buraco import notation  # noqa: E402
-from buraco.notation import dumps, loads  # noqa: E402
+from bench import harness  # noqa: E402 - after the path above
+from buraco.notation import loads  # noqa: E402
 from buraco.replay import verify  # noqa: E402
-from buraco.rules import VARIANTS  # noqa: E402
-from buraco.selfplay import play_match  # noqa: E402
 
 HANDS_PER_MATCH = 5
-VARIANT_IDS = tuple(VARIANTS)
-MAX_SKIPPED_SEEDS = 100  # self-play that raises this often is broken: stop rather than hide it
+RECORD_NAME = "{seed:06d}-{variant}-{players}p.brn"  # a zip member's name: the seed says which match it is
 
 DB_NAME = "buraco_bench"
-DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
+DATABASE_URL = harness.database_url(DB_NAME)
 BROKER_URL = "redis://127.0.0.1:6379/13"  # its own: bench/load.py uses 14 (same queue names), the tests 15
-HOST = "127.0.0.1"
 VERIFY_QUEUES = ("interactive", "bulk", "reverify")
 ANALYSIS_QUEUE = "analysis"  # records.jobs.ANALYSIS_QUEUE: every verdict queues an analysis job there
 
 WEB_THREADS = 4  # gunicorn's threads: an upload, the status sampler and the batch polls at once
 STATUS_INTERVAL = 1.0  # seconds between /api/status/ samples
 BATCH_POLL_INTERVAL = 0.25  # seconds between /api/batches/{id}/ polls
-STARTUP_TIMEOUT = 90.0
 RUN_TIMEOUT = 3600.0
 STALL_TIMEOUT = 180.0  # seconds without a batch finishing: the run is stuck
 
@@ -126,97 +114,49 @@ class Corpus:
         return sum(len(z) for z in self.batches) / 1e6
 
 
-def players_for(seed: int) -> int:
-    """4 players on every other round over the rule sets, where the rule set allows."""
-    allowed = VARIANTS[VARIANT_IDS[seed % len(VARIANT_IDS)]].player_counts
-    wanted = 4 if (seed // len(VARIANT_IDS)) % 2 else 2
-    return wanted if wanted in allowed else min(allowed)
-
-
-def play_one(seed: int) -> tuple[str, str, int, int] | None:
-    """One self-play match as (file name, BRN text, hands, actions); None if self-play got stuck."""
-    variant = VARIANT_IDS[seed % len(VARIANT_IDS)]
-    players = players_for(seed)
-    try:
-        record = play_match(variant, players=players, hands=HANDS_PER_MATCH, seed=seed)
-    except RuntimeError:  # a self-play bug, not a verify cost
-        return None
-    name = f"{seed:06d}-{variant}-{players}p.brn"
-    return name, dumps(record), len(record.hands), sum(len(h.actions) for h in record.hands)
-
-
-def engine_fingerprint() -> str:
-    digest = hashlib.sha256()
-    for path in sorted((ROOT / "buraco").glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def generate(hands: int, batches: int) -> tuple[list[tuple[str, str, int, int]], int]:
-    """Self-play matches until ``hands`` hands, on every core (generation is not timed)."""
-    wanted = -(-hands // HANDS_PER_MATCH)
-    records: list[tuple[str, str, int, int]] = []
-    skipped = 0
-    next_seed = 0
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        while len(records) < wanted:
-            seeds = range(next_seed, next_seed + wanted - len(records))
-            next_seed = seeds.stop
-            for result in pool.map(play_one, seeds, chunksize=8):
-                if result is None:
-                    skipped += 1
-                    if skipped > MAX_SKIPPED_SEEDS:
-                        raise SystemExit(f"self-play got stuck {skipped} times: fix selfplay first")
-                else:
-                    records.append(result)
-    return records, skipped
-
-
-def zip_of(members: Sequence[tuple[str, bytes]]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, content in members:
-            archive.writestr(name, content)
-    return buffer.getvalue()
-
-
-def unzip(archive: bytes) -> list[bytes]:
-    with zipfile.ZipFile(io.BytesIO(archive)) as opened:
-        return [opened.read(info) for info in opened.infolist()]
-
-
-def load_corpus(hands: int, batches: int, cache_root: Path, any_engine: bool = False) -> Corpus:
-    """The cached corpus of this engine (``any_engine``: the newest cached one of these sizes,
-    whichever engine made it: comparable runs while the engine's sources change), else a new one."""
-    cache = cache_root / f"{engine_fingerprint()}-{hands}h-{batches}b"
+def corpus_dir(cache_root: Path, hands: int, batches: int, any_engine: bool) -> Path:
+    """This engine's cache directory for these sizes (``any_engine``, when this engine has none:
+    the newest one of these sizes, whichever engine made it: comparable runs while the
+    engine's sources change)."""
+    cache = cache_root / f"{harness.engine_fingerprint()[:16]}-{hands}h-{batches}b"
     if any_engine and not (cache / "manifest.json").exists():
         made = sorted(cache_root.glob(f"*-{hands}h-{batches}b/manifest.json"), key=lambda p: p.stat().st_mtime)
         if made:
             cache = made[-1].parent
-    manifest = cache / "manifest.json"
-    if manifest.exists():
-        meta = json.loads(manifest.read_text())
-        zips = [(cache / name).read_bytes() for name in meta["zips"]]
-        sources = [member for archive in zips for member in unzip(archive)]
-        return Corpus(zips, sources, meta["hands"], meta["actions"], meta["skipped"], cached=True, key=cache.name)
+    return cache
 
-    records, skipped = generate(hands, batches)
-    per_batch = -(-len(records) // batches)
-    zips = [
-        zip_of([(name, text.encode()) for name, text, _, _ in records[start:start + per_batch]])
-        for start in range(0, len(records), per_batch)
-    ]
-    total_hands = sum(r[2] for r in records)
-    total_actions = sum(r[3] for r in records)
+
+def read_corpus(cache: Path) -> Corpus:
+    meta = json.loads((cache / "manifest.json").read_text())
+    zips = [(cache / name).read_bytes() for name in meta["zips"]]
+    sources = [member for archive in zips for member in harness.unzip(archive)]
+    return Corpus(zips, sources, meta["hands"], meta["actions"], meta["skipped"], cached=True, key=cache.name)
+
+
+def make_corpus(hands: int, batches: int, cache: Path) -> Corpus:
+    """Self-play matches until ``hands`` hands, zipped into ``batches`` zips, written to ``cache``."""
+    played, skipped = harness.self_play(0, -(-hands // HANDS_PER_MATCH), HANDS_PER_MATCH, RECORD_NAME, chunksize=8)
+    per_batch = -(-len(played) // batches)
+    zips = [harness.zip_of((p.name, p.text.encode()) for p in played[start:start + per_batch])
+            for start in range(0, len(played), per_batch)]
+    total_hands = sum(p.hands for p in played)
+    total_actions = sum(p.action_count for p in played)
     cache.mkdir(parents=True, exist_ok=True)
     names = [f"batch-{index + 1:02d}.zip" for index in range(len(zips))]
     for name, archive in zip(names, zips, strict=True):
         (cache / name).write_bytes(archive)
-    manifest.write_text(json.dumps({"zips": names, "hands": total_hands, "actions": total_actions,
-                                    "skipped": skipped}))
-    sources = [text.encode() for _, text, _, _ in records]
+    (cache / "manifest.json").write_text(json.dumps({"zips": names, "hands": total_hands, "actions": total_actions,
+                                                     "skipped": skipped}))
+    sources = [p.text.encode() for p in played]
     return Corpus(zips, sources, total_hands, total_actions, skipped, cached=False, key=cache.name)
+
+
+def load_corpus(hands: int, batches: int, cache_root: Path, any_engine: bool = False) -> Corpus:
+    """The cached corpus (see corpus_dir), else a new one."""
+    cache = corpus_dir(cache_root, hands, batches, any_engine)
+    if (cache / "manifest.json").exists():
+        return read_corpus(cache)
+    return make_corpus(hands, batches, cache)
 
 
 # --- 2. the engine alone, one process ----------------------------------------------------
@@ -248,9 +188,7 @@ def verify_all(sources: Sequence[bytes]) -> float:
 
 
 def measure_engine(corpus: Corpus) -> EngineResult:
-    cache = getattr(notation, "_ACTION_CACHE", None)
-    if isinstance(cache, dict):
-        cache.clear()
+    harness.clear_action_cache()
     cold = verify_all(corpus.sources)
     warm = min(verify_all(corpus.sources) for _ in range(2))
     return EngineResult(cold, warm, corpus.hands)
@@ -259,198 +197,59 @@ def measure_engine(corpus: Corpus) -> EngineResult:
 # --- 3. the service: database, broker, workers, web process --------------------------------
 
 
-def service_env() -> dict[str, str]:
-    return {
-        **os.environ,
-        "DATABASE_URL": DATABASE_URL,
-        "CELERY_BROKER_URL": BROKER_URL,
-        "DJANGO_SETTINGS_MODULE": "buraco_site.settings",
-        "DEBUG": "0",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    }
+def ingest_env() -> dict[str, str]:
+    """The service's environment in every process: the bench database and broker, DEBUG off."""
+    return harness.service_env(DATABASE_URL, broker=BROKER_URL)
 
 
-def reset_broker() -> str:
-    """Flush the bench's Redis db; returns the server's version."""
-    import redis
-
-    client = redis.Redis.from_url(BROKER_URL)
-    client.flushdb()
-    info: dict[str, Any] = client.info("server")
-    return str(info.get("redis_version", "?"))
-
-
-def manage(*args: str, env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
-    return done.stdout
+def web_command(web: str, port: int) -> list[str]:
+    """The web process: gunicorn as in production (one process, threads, connections kept
+    ``DB_CONN_MAX_AGE``), or Django's runserver (a thread and a new connection per request)."""
+    if web == "runserver":
+        return [sys.executable, "manage.py", "runserver", f"{harness.HOST}:{port}", "--noreload"]
+    options = ["-k", "gthread", "-w", "1", "--threads", str(WEB_THREADS), "--timeout", "600"]
+    return harness.gunicorn_command(port, options)
 
 
-def create_token(env: dict[str, str]) -> str:
-    code = (
-        "from django.contrib.auth.models import User\n"
-        "from rest_framework.authtoken.models import Token\n"
-        "user = User.objects.create_user('bench', password='bench-' + 'x' * 20)\n"
-        "print('TOKEN', Token.objects.create(user=user).key)\n"
-    )
-    output = manage("shell", "-c", code, env=env)
-    for line in output.splitlines():
-        if line.startswith("TOKEN "):
-            return line.split()[1]
-    raise SystemExit(f"could not create the bench user's token: {output}")
+@dataclass
+class Service:
+    """The running service a timed run drives: its processes and the bench user's API client."""
+
+    processes: harness.Processes
+    web: harness.Child
+    workers: list[harness.Child]
+    api: harness.Api
+
+    @property
+    def roots(self) -> dict[str, list[int]]:
+        """The processes whose CPU counts by role (their children take their role)."""
+        return {"web": [self.web.pid], "workers": [worker.pid for worker in self.workers]}
 
 
-class Processes:
-    """Child processes started by the bench, each in its own process group; stopped in ``stop``."""
-
-    def __init__(self, log_dir: Path) -> None:
-        self.log_dir = log_dir
-        self.started: list[tuple[str, subprocess.Popen[bytes]]] = []
-
-    def start(self, name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-        log = open(self.log_dir / f"{name}.log", "wb")  # noqa: SIM115 -- closed when the child ends
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-        log.close()  # the child holds its own copy
-        self.started.append((name, process))
-        return process
-
-    def check_alive(self) -> None:
-        for name, process in self.started:
-            if process.poll() is not None:
-                raise SystemExit(f"{name} exited with {process.returncode}:\n{self.log_tail(name)}")
-
-    def log_tail(self, name: str, lines: int = 30) -> str:
-        path = self.log_dir / f"{name}.log"
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
-
-    def stop(self) -> None:
-        """SIGTERM to each child (a Celery worker finishes its task and stops its pool), SIGKILL if need be."""
-        for _, process in self.started:
-            if process.poll() is None:
-                process.terminate()
-        deadline = time.monotonic() + 30
-        for _, process in self.started:
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _signal_group(process, signal.SIGKILL)
-                process.wait(timeout=10)
-            # prefork children left behind by a killed worker share its group; none after a clean stop
-            _signal_group(process, signal.SIGKILL)
-        self.started.clear()
+def prepare_database() -> tuple[dict[str, str], str]:
+    """The bench database recreated and migrated, the broker flushed, the bench user made:
+    the servers' versions and the user's API token."""
+    env = ingest_env()
+    versions = {"postgresql": harness.reset_database(DB_NAME), "redis": harness.flush_redis(BROKER_URL)}
+    harness.manage("migrate", "--noinput", env=env)
+    return versions, harness.create_api_user("bench", env)
 
 
-def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
-    try:
-        os.killpg(process.pid, sig)  # the group this bench created for the child
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return int(probe.getsockname()[1])
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex((HOST, port)) != 0
-
-
-def wait_for_workers(names: list[str], processes: Processes) -> None:
-    from celery import Celery
-
-    app = Celery("bench-ping", broker=BROKER_URL, set_as_current=False)
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    try:
-        while time.monotonic() < deadline:
-            processes.check_alive()
-            replies = app.control.ping(destination=names, timeout=1.0)
-            answered = {name for reply in replies for name in reply}
-            if answered >= set(names):
-                return
-        raise SystemExit(f"workers did not all answer a ping within {STARTUP_TIMEOUT:.0f} s")
-    finally:
-        app.close()
-
-
-# --- HTTP, by hand (stdlib only) -------------------------------------------------------------
-
-
-class Api:
-    def __init__(self, base: str, token: str | None = None) -> None:
-        self.base = base
-        self.token = token
-
-    def call(self, method: str, path: str, body: bytes | None = None, content_type: str | None = None,
-             timeout: float = 600.0) -> tuple[int, dict[str, Any]]:
-        headers = {"Accept": "application/json"}
-        if self.token:
-            headers["Authorization"] = f"Token {self.token}"
-        if content_type:
-            headers["Content-Type"] = content_type
-        request = urllib.request.Request(self.base + path, data=body, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return int(response.status), _json(response.read())
-        except urllib.error.HTTPError as error:
-            return int(error.code), _json(error.read())
-
-    def get(self, path: str) -> dict[str, Any]:
-        code, data = self.call("GET", path, timeout=60.0)
-        if code != 200:
-            raise RuntimeError(f"GET {path}: {code} {data}")
-        return data
-
-    def upload_zip(self, name: str, archive: bytes, label: str) -> dict[str, Any]:
-        body, content_type = multipart({"label": label}, [("files", name, "application/zip", archive)])
-        code, data = self.call("POST", "/api/matches/", body, content_type)
-        if code != 202:
-            raise RuntimeError(f"upload {name}: {code} {str(data)[:500]}")
-        return data
-
-
-def _json(raw: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(raw or b"{}")
-    except json.JSONDecodeError:
-        return {"raw": raw[:500].decode(errors="replace")}
-    return data if isinstance(data, dict) else {"data": data}
-
-
-def multipart(fields: dict[str, str], files: Sequence[tuple[str, str, str, bytes]]) -> tuple[bytes, str]:
-    """A multipart/form-data body: plain fields, then (field, file name, content type, bytes)."""
-    boundary = f"----bench{uuid.uuid4().hex}"
-    parts: list[bytes] = []
-    for name, value in fields.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode())
-    for name, filename, content_type, content in files:
-        parts.append(
-            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
-            f"Content-Type: {content_type}\r\n\r\n".encode()
-        )
-        parts.append(content)
-        parts.append(b"\r\n")
-    parts.append(f"--{boundary}--\r\n".encode())
-    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
-
-
-def wait_for_web(api: Api, processes: Processes) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        processes.check_alive()
-        try:
-            if api.call("GET", "/api/health/", timeout=2.0)[0] == 200:
-                return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.2)
-    raise SystemExit(f"the web process did not answer within {STARTUP_TIMEOUT:.0f} s")
+def start_service(processes: harness.Processes, token: str, port: int, workers: int, with_analysis: bool,
+                  web_server: str) -> Service:
+    """The workers (the verify queues, and with ``with_analysis`` the analysis queue) and the
+    web process, started and answering."""
+    env = ingest_env()
+    host = socket.gethostname()
+    names = [f"bench-ingest-{index + 1}@{host}" for index in range(workers)]
+    queues = (*VERIFY_QUEUES, ANALYSIS_QUEUE) if with_analysis else VERIFY_QUEUES
+    started = [processes.start(f"worker-{index + 1}", harness.celery_worker_command(name, queues), env)
+               for index, name in enumerate(names)]
+    web = processes.start("web", web_command(web_server, port), env)
+    api = harness.Api(f"http://{harness.HOST}:{port}", token)
+    harness.wait_for_health(api, processes.check_alive)
+    harness.wait_for_celery(names, BROKER_URL, processes.check_alive)
+    return Service(processes, web, started, api)
 
 
 # --- 4. the timed run -------------------------------------------------------------------------
@@ -467,30 +266,12 @@ class StatusSample:
 # CPU time by role, read from /proc: unlike wall time it does not depend on what else the
 # machine runs (other jobs on these 2 cores make the wall times noisy).
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 ROLES = ("web", "workers", "postgres", "postgres-exited", "bench")
 
 
 def service_roles(web: str) -> tuple[str, ...]:
     """The roles whose CPU is the service's (see CpuSampler on postgres-exited)."""
     return ("web", "workers", "postgres", "postgres-exited") if web == "runserver" else ("web", "workers", "postgres")
-
-
-def proc_stat(pid: int) -> tuple[int, float, float] | None:
-    """(parent pid, CPU seconds: user + system, CPU seconds of its exited children) of a live process."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[1]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS,
-            (int(fields[13]) + int(fields[14])) / CLOCK_TICKS)
-
-
-def machine_busy_seconds() -> float:
-    """CPU seconds all cores spent not idle since boot."""
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = values[3] + values[4]  # idle + iowait
-    return (sum(values[:8]) - idle) / CLOCK_TICKS
 
 
 class CpuSampler(threading.Thread):
@@ -517,12 +298,7 @@ class CpuSampler(threading.Thread):
         self.sessions = [0, 0]  # pg_stat_database.sessions of the bench database, first and last sample
 
     def _pids(self) -> dict[int, str]:
-        parents: dict[int, int] = {}
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                stat = proc_stat(int(entry.name))
-                if stat is not None:
-                    parents[int(entry.name)] = stat[0]
+        parents = harness.parent_pids()
         roles = {pid: role for role, pids in self.roots.items() for pid in pids}
         changed = True
         while changed:  # descendants take their ancestor's role
@@ -531,16 +307,10 @@ class CpuSampler(threading.Thread):
                 if pid not in roles and parent in roles:
                     roles[pid] = roles[parent]
                     changed = True
-        for pid in self._backends():
+        for pid in harness.backend_pids(self.connection, DB_NAME):
             roles[pid] = "postgres"
         roles[os.getpid()] = "bench"
         return roles
-
-    def _backends(self) -> list[int]:
-        rows = self.connection.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", (DB_NAME,)
-        ).fetchall()
-        return [int(row[0]) for row in rows]
 
     def _sessions(self) -> int:
         row = self.connection.execute(
@@ -551,22 +321,22 @@ class CpuSampler(threading.Thread):
     def sample(self, first: bool) -> None:
         alive: set[int] = set()
         for pid, role in self._pids().items():
-            stat = proc_stat(pid)
+            stat = harness.proc_stat(pid)
             if stat is None:
                 continue
             alive.add(pid)
             if pid not in self.first:
-                self.first[pid] = stat[1] if first else 0.0
-            self.last[pid] = (role, stat[1])
+                self.first[pid] = stat.cpu_s if first else 0.0
+            self.last[pid] = (role, stat.cpu_s)
         self.final = alive
         self.sessions[1] = self._sessions()
         if first:
             self.sessions[0] = self.sessions[1]
-        postmaster = proc_stat(self.postmaster) if self.postmaster is not None else None
+        postmaster = harness.proc_stat(self.postmaster) if self.postmaster is not None else None
         if postmaster is not None:
             if first:
-                self.reaped[0] = postmaster[2]
-            self.reaped[1] = postmaster[2]
+                self.reaped[0] = postmaster.reaped_cpu_s
+            self.reaped[1] = postmaster.reaped_cpu_s
 
     def run(self) -> None:
         import psycopg
@@ -574,14 +344,14 @@ class CpuSampler(threading.Thread):
         # One connection for the whole run: its backend is the sampler's, not the service's.
         with psycopg.connect(DATABASE_URL, autocommit=True) as self.connection:
             row = self.connection.execute("SELECT pg_backend_pid()").fetchone()
-            own = proc_stat(int(row[0])) if row else None
-            self.postmaster = own[0] if own else None
-            busy_start = machine_busy_seconds()
+            own = harness.proc_stat(int(row[0])) if row else None
+            self.postmaster = own.parent if own else None
+            busy_start = harness.machine_busy_seconds()
             self.sample(first=True)
             while not self._stop_event.wait(1.0):
                 self.sample(first=False)
             self.sample(first=False)
-            self.machine_s = machine_busy_seconds() - busy_start
+            self.machine_s = harness.machine_busy_seconds() - busy_start
 
     def stop(self) -> dict[str, float]:
         self._stop_event.set()
@@ -602,7 +372,7 @@ class CpuSampler(threading.Thread):
 class StatusSampler(threading.Thread):
     """Samples /api/status/ every STATUS_INTERVAL seconds until stopped."""
 
-    def __init__(self, api: Api, start: float) -> None:
+    def __init__(self, api: harness.Api, start: float) -> None:
         super().__init__(name="status-sampler", daemon=True)
         self.api = api
         self.start_time = start
@@ -613,22 +383,25 @@ class StatusSampler(threading.Thread):
     def run(self) -> None:
         while True:
             try:
-                data = self.api.get("/api/status/")
-                all_queues: dict[str, dict[str, Any]] = data["queues"]
-                queues = {name: q for name, q in all_queues.items() if name != ANALYSIS_QUEUE}
-                depths = [q["broker_depth"] for q in queues.values()]
-                ages = [q["oldest_age_seconds"] for q in queues.values() if q.get("oldest_age_seconds") is not None]
-                self.samples.append(StatusSample(
-                    at=time.perf_counter() - self.start_time,
-                    waiting=sum(int(q["waiting"]) for q in queues.values()),
-                    broker=None if any(d is None for d in depths) else sum(int(d) for d in depths),
-                    oldest_age=max(ages) if ages else None,
-                    analysis_waiting=int(all_queues.get(ANALYSIS_QUEUE, {}).get("waiting", 0)),
-                ))
+                self.samples.append(self.sample())
             except Exception:  # a sample lost is not a reason to stop the run
                 self.errors += 1
             if self._stop_event.wait(STATUS_INTERVAL):
                 return
+
+    def sample(self) -> StatusSample:
+        data = self.api.get("/api/status/")
+        all_queues: dict[str, dict[str, Any]] = data["queues"]
+        queues = {name: q for name, q in all_queues.items() if name != ANALYSIS_QUEUE}
+        depths = [q["broker_depth"] for q in queues.values()]
+        ages = [q["oldest_age_seconds"] for q in queues.values() if q.get("oldest_age_seconds") is not None]
+        return StatusSample(
+            at=time.perf_counter() - self.start_time,
+            waiting=sum(int(q["waiting"]) for q in queues.values()),
+            broker=None if any(d is None for d in depths) else sum(int(d) for d in depths),
+            oldest_age=max(ages) if ages else None,
+            analysis_waiting=int(all_queues.get(ANALYSIS_QUEUE, {}).get("waiting", 0)),
+        )
 
     def stop(self) -> None:
         self._stop_event.set()
@@ -677,6 +450,26 @@ class JobStats:
     hands: int
 
 
+@dataclass(frozen=True)
+class Window:
+    """What the timed window measured, from the first upload POST to the last batch (or
+    analysis job) finished."""
+
+    uploads: list[Upload]
+    upload_s: float
+    wall_s: float
+    analysis_wall_s: float | None
+    batch_polls: int
+    wall_start: float  # epoch seconds of the first POST
+    samples: list[StatusSample]
+    sample_errors: int
+    cpu_s: dict[str, float]
+    machine_cpu_s: float
+    sessions: int
+    load_before: tuple[float, float, float]
+    load_after: tuple[float, float, float]
+
+
 @dataclass
 class RunResult:
     workers: int
@@ -708,12 +501,19 @@ class RunResult:
         return self.jobs.matches / self.wall_s
 
 
+def fetch_one(query: str) -> tuple[Any, ...] | None:
+    """One row of ``query`` on the bench database, on a connection of its own."""
+    import psycopg
+
+    with psycopg.connect(DATABASE_URL) as connection:
+        return connection.execute(query).fetchone()
+
+
 def job_stats() -> JobStats:
     """Verify jobs and verdicts: a match is verified or invalid once its verify job is done
     (``Match.objects.with_status()``); the job's own timestamps time it."""
-    import psycopg
-
-    query = """
+    duration = "extract(epoch FROM j.finished_at - j.claimed_at)"
+    row = fetch_one(f"""
         SELECT count(*),
                count(*) FILTER (WHERE j.status = 'done' AND m.valid),
                count(*) FILTER (WHERE j.status = 'done' AND NOT m.valid),
@@ -722,14 +522,12 @@ def job_stats() -> JobStats:
                extract(epoch FROM min(j.enqueued_at)),
                extract(epoch FROM min(j.claimed_at)),
                extract(epoch FROM max(j.finished_at)),
-               coalesce(sum(extract(epoch FROM j.finished_at - j.claimed_at)), 0),
-               coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM j.finished_at - j.claimed_at)), 0),
-               coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM j.finished_at - j.claimed_at)), 0),
+               coalesce(sum({duration}), 0),
+               coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY {duration}), 0),
+               coalesce(percentile_cont(0.95) WITHIN GROUP (ORDER BY {duration}), 0),
                coalesce(sum(m.hand_count), 0)
         FROM records_match m LEFT JOIN records_job j ON j.match_id = m.id AND j.kind = 'verify'
-    """
-    with psycopg.connect(DATABASE_URL) as connection:
-        row = connection.execute(query).fetchone()
+    """)
     if row is None or row[0] == 0:
         raise SystemExit("no matches were stored")
     return JobStats(
@@ -741,10 +539,8 @@ def job_stats() -> JobStats:
 
 
 def analysis_stats() -> AnalysisStats:
-    import psycopg
-
     duration = "extract(epoch FROM finished_at - claimed_at)"
-    query = f"""
+    row = fetch_one(f"""
         SELECT count(*),
                count(*) FILTER (WHERE status = 'done'),
                count(*) FILTER (WHERE status = 'failed'),
@@ -756,9 +552,7 @@ def analysis_stats() -> AnalysisStats:
                coalesce(max({duration}) FILTER (WHERE status = 'done'), 0),
                (SELECT count(*) FROM analysis_finding)
         FROM records_job WHERE kind = 'analyze'
-    """
-    with psycopg.connect(DATABASE_URL) as connection:
-        row = connection.execute(query).fetchone()
+    """)
     assert row is not None
     return AnalysisStats(
         jobs=int(row[0]), done=int(row[1]), failed=int(row[2]), pending=int(row[3]),
@@ -768,128 +562,122 @@ def analysis_stats() -> AnalysisStats:
 
 
 def analysis_unfinished() -> int:
-    import psycopg
-
-    with psycopg.connect(DATABASE_URL) as connection:
-        row = connection.execute(
-            "SELECT count(*) FROM records_job WHERE kind = 'analyze' AND status IN ('pending', 'running')"
-        ).fetchone()
+    row = fetch_one("SELECT count(*) FROM records_job WHERE kind = 'analyze' AND status IN ('pending', 'running')")
     return int(row[0]) if row else 0
 
 
-def web_command(web: str, port: int) -> list[str]:
-    """The web process: gunicorn as in production (one process, threads, connections kept
-    ``DB_CONN_MAX_AGE``), or Django's runserver (a thread and a new connection per request)."""
-    if web == "runserver":
-        return [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"]
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    return [str(gunicorn), "buraco_site.wsgi:application", "-b", f"{HOST}:{port}", "-k", "gthread", "-w", "1",
-            "--threads", str(WEB_THREADS), "--timeout", "600", "--log-level", "warning", "--error-logfile", "-"]
+def upload_batches(api: harness.Api, corpus: Corpus) -> list[Upload]:
+    """Every zip POSTed, one after another; each answer must store new matches only."""
+    uploads: list[Upload] = []
+    for index, archive in enumerate(corpus.batches, start=1):
+        began = time.perf_counter()
+        answer = api.upload([(f"batch-{index:02d}.zip", "application/zip", archive)], {"label": f"bench batch {index}"})
+        if any(item["duplicate"] for item in answer["matches"]):
+            raise SystemExit("the bench database was not empty: duplicate uploads")
+        uploads.append(Upload(int(answer["batch"]), int(answer["total"]), time.perf_counter() - began))
+    return uploads
+
+
+def wait_for_batches(service: Service, pending: list[int], deadline: float) -> int:
+    """Until every batch in ``pending`` reports finished; returns the polls it took.
+    Batches finish roughly in upload order: it polls the oldest unfinished one only."""
+    polls = 0
+    stalled = time.monotonic() + STALL_TIMEOUT
+    while pending:
+        polls += 1
+        if service.api.get(f"/api/batches/{pending[0]}/")["finished"]:
+            pending.pop(0)
+            stalled = time.monotonic() + STALL_TIMEOUT
+            continue
+        if time.monotonic() > deadline:
+            raise SystemExit(f"batches {pending} did not finish within {RUN_TIMEOUT:.0f} s")
+        if time.monotonic() > stalled:
+            raise SystemExit(f"no batch finished in {STALL_TIMEOUT:.0f} s: did something flush Redis db "
+                             f"{BROKER_URL.rsplit('/', 1)[1]} (the bench's broker) and lose the jobs' messages?")
+        service.processes.check_alive()
+        time.sleep(BATCH_POLL_INTERVAL)
+    return polls
+
+
+def wait_for_analysis(service: Service, deadline: float) -> None:
+    """Until no analysis job is pending or running: those queued by the last verdicts are in
+    the database once those verdicts commit, so a batch finished means its analyses are queued."""
+    while analysis_unfinished():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the analysis jobs did not finish within {RUN_TIMEOUT:.0f} s")
+        service.processes.check_alive()
+        time.sleep(BATCH_POLL_INTERVAL * 4)
+
+
+def timed_window(service: Service, corpus: Corpus, with_analysis: bool) -> Window:
+    """The timed run: every zip uploaded, then until every batch (and with ``with_analysis``
+    every analysis job) has finished, /api/status/ and /proc sampled meanwhile."""
+    load_before = os.getloadavg()
+    wall_start = time.time()
+    start = time.perf_counter()
+    cpu = CpuSampler(service.roots)
+    cpu.start()
+    sampler = StatusSampler(service.api, start)
+    sampler.start()
+    try:
+        uploads = upload_batches(service.api, corpus)
+        upload_s = time.perf_counter() - start
+        deadline = time.monotonic() + RUN_TIMEOUT
+        batch_polls = wait_for_batches(service, [u.batch for u in uploads], deadline)
+        wall_s = time.perf_counter() - start
+        analysis_wall_s = None
+        if with_analysis:
+            wait_for_analysis(service, deadline)
+            analysis_wall_s = time.perf_counter() - start
+    finally:
+        sampler.stop()
+        cpu_s = cpu.stop()
+    return Window(uploads, upload_s, wall_s, analysis_wall_s, batch_polls, wall_start, sampler.samples,
+                  sampler.errors, cpu_s, cpu.machine_s, cpu.sessions[1] - cpu.sessions[0], load_before,
+                  os.getloadavg())
 
 
 def run_service(corpus: Corpus, workers: int, port: int, log_dir: Path, with_analysis: bool = False,
                 web_server: str = "gunicorn") -> RunResult:
     """The timed run. The workers take the verify queues; with ``with_analysis`` the analysis
     queue too, and the run lasts until every analysis job has finished as well."""
-    port = port or free_port()
-    if not port_is_free(port):
+    port = port or harness.free_port()
+    if not harness.port_is_free(port):
         raise SystemExit(f"port {port} is in use: pass --port")
-    env = service_env()
-    versions = {"postgresql": reset_database(DB_NAME), "redis": reset_broker()}
-    manage("migrate", "--noinput", env=env)
-    token = create_token(env)
-
-    processes = Processes(log_dir)
+    versions, token = prepare_database()
+    processes = harness.Processes(log_dir)
     try:
-        host = socket.gethostname()
-        names = [f"bench-ingest-{index + 1}@{host}" for index in range(workers)]
-        queues = ",".join((*VERIFY_QUEUES, ANALYSIS_QUEUE) if with_analysis else VERIFY_QUEUES)
-        worker_pids: list[int] = []
-        for index, name in enumerate(names):
-            worker_pids.append(processes.start(f"worker-{index + 1}", [
-                sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q", queues, "-c", "1",
-                "-n", name, "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
-            ], env).pid)
-        web = processes.start("web", web_command(web_server, port), env)
-        api = Api(f"http://{HOST}:{port}", token)
-        wait_for_web(api, processes)
-        wait_for_workers(names, processes)
-
-        load_before = os.getloadavg()
-        wall_start = time.time()
-        start = time.perf_counter()
-        cpu = CpuSampler({"web": [web.pid], "workers": worker_pids})
-        cpu.start()
-        sampler = StatusSampler(api, start)
-        sampler.start()
-        batch_polls = 0
-        try:
-            uploads: list[Upload] = []
-            for index, archive in enumerate(corpus.batches, start=1):
-                began = time.perf_counter()
-                answer = api.upload_zip(f"batch-{index:02d}.zip", archive, f"bench batch {index}")
-                if any(item["duplicate"] for item in answer["matches"]):
-                    raise SystemExit("the bench database was not empty: duplicate uploads")
-                uploads.append(Upload(int(answer["batch"]), int(answer["total"]), time.perf_counter() - began))
-            upload_s = time.perf_counter() - start
-
-            # Batches finish roughly in upload order: poll the oldest unfinished one only.
-            pending = [u.batch for u in uploads]
-            deadline = time.monotonic() + RUN_TIMEOUT
-            stalled = time.monotonic() + STALL_TIMEOUT
-            while pending:
-                batch_polls += 1
-                if api.get(f"/api/batches/{pending[0]}/")["finished"]:
-                    pending.pop(0)
-                    stalled = time.monotonic() + STALL_TIMEOUT
-                    continue
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"batches {pending} did not finish within {RUN_TIMEOUT:.0f} s")
-                if time.monotonic() > stalled:
-                    raise SystemExit(f"no batch finished in {STALL_TIMEOUT:.0f} s: did something flush Redis db "
-                                     f"{BROKER_URL.rsplit('/', 1)[1]} (the bench's broker) and lose the jobs' messages?")
-                processes.check_alive()
-                time.sleep(BATCH_POLL_INTERVAL)
-            wall_s = time.perf_counter() - start
-            analysis_wall_s = None
-            if with_analysis:
-                # The analyses queued by the last verdicts are in the database once those commit.
-                while analysis_unfinished():
-                    if time.monotonic() > deadline:
-                        raise SystemExit(f"the analysis jobs did not finish within {RUN_TIMEOUT:.0f} s")
-                    processes.check_alive()
-                    time.sleep(BATCH_POLL_INTERVAL * 4)
-                analysis_wall_s = time.perf_counter() - start
-        finally:
-            sampler.stop()
-            cpu_s = cpu.stop()
-        load_after = os.getloadavg()
+        service = start_service(processes, token, port, workers, with_analysis, web_server)
+        window = timed_window(service, corpus, with_analysis)
         jobs = job_stats()
         analysis = analysis_stats()
-        # After the timed window, with the tables as full as they got: what the bench's own
-        # polling cost the service, and what Celery costs a message on its own.
-        roots = {"web": [web.pid], "workers": worker_pids}
-        overheads = {
-            "status": cpu_window(roots, lambda: [api.get("/api/status/") for _ in range(OVERHEAD_CALLS)]),
-            "batch": cpu_window(roots, lambda: [api.get(f"/api/batches/{uploads[-1].batch}/")
-                                                for _ in range(OVERHEAD_CALLS)]),
-            "message": cpu_window(roots, lambda: skipped_messages(OVERHEAD_MESSAGES, processes)),
-        }
+        overheads = measure_overheads(service, window.uploads[-1].batch)
     finally:
         processes.stop()
 
     return RunResult(
-        workers=workers, uploads=uploads, upload_s=upload_s, wall_s=wall_s,
-        last_verdict_s=jobs.last_verified - wall_start, first_claim_s=jobs.first_claimed - wall_start, samples=sampler.samples, sample_errors=sampler.errors,
-        cpu_s=cpu_s, machine_cpu_s=cpu.machine_s, sessions=cpu.sessions[1] - cpu.sessions[0],
-        jobs=jobs, analysis=analysis, analysis_wall_s=analysis_wall_s,
-        load_before=load_before, load_after=load_after, versions=versions,
-        batch_polls=batch_polls, overheads=overheads,
+        workers=workers, uploads=window.uploads, upload_s=window.upload_s, wall_s=window.wall_s,
+        last_verdict_s=jobs.last_verified - window.wall_start, first_claim_s=jobs.first_claimed - window.wall_start,
+        samples=window.samples, sample_errors=window.sample_errors, cpu_s=window.cpu_s,
+        machine_cpu_s=window.machine_cpu_s, sessions=window.sessions, jobs=jobs, analysis=analysis,
+        analysis_wall_s=window.analysis_wall_s, load_before=window.load_before, load_after=window.load_after,
+        versions=versions, batch_polls=window.batch_polls, overheads=overheads,
     )
 
 
 OVERHEAD_CALLS = 20  # GETs of /api/status/ and of /api/batches/{id}/ timed after the run
 OVERHEAD_MESSAGES = 400  # verify messages for jobs already done, timed after the run
+
+
+def measure_overheads(service: Service, batch: int) -> dict[str, dict[str, float]]:
+    """After the timed window, with the tables as full as they got: what the bench's own
+    polling cost the service, and what Celery costs a message on its own."""
+    api = service.api
+    return {
+        "status": cpu_window(service.roots, lambda: [api.get("/api/status/") for _ in range(OVERHEAD_CALLS)]),
+        "batch": cpu_window(service.roots, lambda: [api.get(f"/api/batches/{batch}/") for _ in range(OVERHEAD_CALLS)]),
+        "message": cpu_window(service.roots, lambda: skipped_messages(OVERHEAD_MESSAGES, service.processes)),
+    }
 
 
 def cpu_window(roots: dict[str, list[int]], work: Callable[[], object]) -> dict[str, float]:
@@ -905,7 +693,7 @@ def cpu_window(roots: dict[str, list[int]], work: Callable[[], object]) -> dict[
     return sampler.totals()
 
 
-def skipped_messages(count: int, processes: Processes) -> None:
+def skipped_messages(count: int, processes: harness.Processes) -> None:
     """``count`` verify messages for matches whose job is done, as a redelivery would send them:
     each one's task claims nothing (one UPDATE) and returns, so the workers' CPU is Celery's
     own cost of a message, plus that UPDATE.  Returns once the workers have taken them all."""
@@ -923,12 +711,9 @@ def skipped_messages(count: int, processes: Processes) -> None:
     try:
         for index in range(count):
             app.send_task("records.tasks.verify_match", args=(ids[index % len(ids)],), queue="bulk")
-        deadline = time.monotonic() + 300
-        while client.llen("bulk") or client.hlen("unacked"):
-            if time.monotonic() > deadline:
-                raise SystemExit("the workers did not take the bench's overhead messages within 300 s")
-            processes.check_alive()
-            time.sleep(0.1)
+        harness.wait_until(lambda: not (client.llen("bulk") or client.hlen("unacked")),
+                   what="the workers did not take the bench's overhead messages", timeout=300, interval=0.1,
+                   check_alive=processes.check_alive)
     finally:
         app.close()
 
@@ -968,16 +753,6 @@ class ProfileResult:
     analysis_split: list[Phase] = field(default_factory=list)  # match_analyze's phases, wall time
 
 
-def setup_django() -> None:
-    """Django in this process, on the bench database (the environment is set before setup)."""
-    for key, value in service_env().items():
-        if key in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE", "DEBUG", "LOG_LEVEL"):
-            os.environ[key] = value
-    import django
-
-    django.setup()
-
-
 def top_lines(stats: pstats.Stats, sort: str, count: int) -> str:
     stream = io.StringIO()
     stats.stream = stream  # type: ignore[attr-defined]
@@ -988,7 +763,7 @@ def top_lines(stats: pstats.Stats, sort: str, count: int) -> str:
     return "\n".join(line.replace(str(ROOT) + "/", "") for line in lines[start:] if line.strip())
 
 
-def profiled(run: Callable[[], None]) -> pstats.Stats:
+def profiled(run: Callable[[], object]) -> pstats.Stats:
     """cProfile of ``run`` in CPU time (its default, wall time, counts the waits on PostgreSQL)."""
     profiler = cProfile.Profile(time.process_time)
     profiler.enable()
@@ -1046,11 +821,11 @@ def backend_cpu() -> float:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         row = cursor.fetchone()
-    stat = proc_stat(int(row[0])) if row else None
-    return stat[1] if stat else 0.0
+    stat = harness.proc_stat(int(row[0])) if row else None
+    return stat.cpu_s if stat else 0.0
 
 
-def cpu_split(run: Callable[[], None], targets: Sequence[tuple[Any, str, str]]) -> CpuSplit:
+def cpu_split(run: Callable[[], object], targets: Sequence[tuple[Any, str, str]]) -> CpuSplit:
     backend = backend_cpu()
     wall = time.perf_counter()
     with CallTimer(targets) as timer:
@@ -1062,41 +837,15 @@ def cpu_split(run: Callable[[], None], targets: Sequence[tuple[Any, str, str]]) 
     return CpuSplit(process_s, backend_s, wall_s, [Phase(label, s) for label, s in timer.seconds.items()])
 
 
-def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int = 0) -> ProfileResult:
-    setup_django()
-    from celery.app.task import Task
-    from django.contrib.auth.models import User
+@contextlib.contextmanager
+def bulk_creates_by_model() -> Iterator[dict[str, float]]:
+    """This process's CPU inside ``QuerySet.bulk_create``, by model, while the block runs."""
     from django.db.models import QuerySet
 
-    # Imported by name: mypy then does not follow into the service's modules (checked on their own).
-    services: Any = importlib.import_module("records.services")
-    jobs: Any = importlib.import_module("records.jobs")
-    Match: Any = importlib.import_module("records.models").Match
-    Job: Any = importlib.import_module("records.models").Job
-
-    # Records from the start of the corpus (consecutive seeds: every rule set), uploaded
-    # again by other users: the same texts, new rows.
-    chosen: list[bytes] = []
-    total = 0
-    for source in corpus.sources:
-        if total >= hands:
-            break
-        chosen.append(source)
-        total += len(loads(source).hands)
-    upload = [services.UploadedFile("profile.zip", zip_of([(f"{i:04d}.brn", s) for i, s in enumerate(chosen)]))]
-    engine_s = min(verify_all(chosen) for _ in range(2))
-
-    def reset(ids: list[int], kind: str = Job.Kind.VERIFY) -> None:
-        Job.objects.filter(match_id__in=ids, kind=kind).update(status=Job.Status.PENDING, claimed_at=None)
-
-    users = iter(User.objects.create_user(f"bench-profile-{n}") for n in range(1, 100))
-
-    def upload_once() -> list[int]:
-        return [m.pk for m in services.upload_create(owner=next(users), files=upload).matches]
-
+    by_model: dict[str, float] = {}
     bulk_create = QuerySet.bulk_create
 
-    def bulk_create_by_model(self: Any, objs: Any, *args: Any, **kwargs: Any) -> Any:
+    def timed(self: Any, objs: Any, *args: Any, **kwargs: Any) -> Any:
         label = f"  of which the INSERT of {self.model.__name__} rows (bulk_create)"
         start = time.process_time()
         try:
@@ -1104,8 +853,54 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
         finally:
             by_model[label] = by_model.get(label, 0.0) + time.process_time() - start
 
-    by_model: dict[str, float] = {}
-    upload_targets = [
+    QuerySet.bulk_create = timed  # type: ignore[method-assign]
+    try:
+        yield by_model
+    finally:
+        QuerySet.bulk_create = bulk_create  # type: ignore[method-assign]
+
+
+class InProcessService:
+    """The services in this process on the bench database: the profile's records uploaded again
+    by new users (the same texts, new rows), their jobs put back to pending to be run again."""
+
+    def __init__(self, sources: Sequence[bytes]) -> None:
+        harness.setup_django(ingest_env())
+        from django.contrib.auth.models import User
+
+        # Imported by name: mypy then does not follow into the service's modules (checked on their own).
+        self.services: Any = importlib.import_module("records.services")
+        self.jobs: Any = importlib.import_module("records.jobs")
+        models: Any = importlib.import_module("records.models")
+        self.Match, self.Job = models.Match, models.Job
+        archive = harness.zip_of((f"{i:04d}.brn", s) for i, s in enumerate(sources))
+        self.files = [self.services.UploadedFile("profile.zip", archive)]
+        self.users = iter(User.objects.create_user(f"bench-profile-{n}") for n in range(1, 100))
+        self.ids: list[int] = []  # the matches of the first upload: the ones verified and analysed
+
+    def upload_once(self) -> list[int]:
+        return [m.pk for m in self.services.upload_create(owner=next(self.users), files=self.files).matches]
+
+    def reset(self, ids: Sequence[int], kind: str | None = None) -> None:
+        self.Job.objects.filter(match_id__in=ids, kind=kind or self.Job.Kind.VERIFY).update(
+            status=self.Job.Status.PENDING, claimed_at=None)
+
+    def verify_each(self) -> None:
+        for match_id in self.ids:
+            self.services.match_verify(match_id=match_id)
+
+    def check_verified(self) -> None:
+        Job, Match = self.Job, self.Match
+        if (Job.objects.filter(match_id__in=self.ids, kind=Job.Kind.VERIFY).exclude(status=Job.Status.DONE).exists()
+                or Match.objects.filter(pk__in=self.ids).exclude(valid=True).exists()):
+            raise SystemExit("a profiled match did not verify")
+
+
+def upload_targets(service: InProcessService) -> list[tuple[Any, str, str]]:
+    from celery.app.task import Task
+
+    services = service.services
+    return [
         (services, "expand_upload", "unzip (expand_upload)"),
         (services, "parse_uploads", "parse every record (parse_uploads: loads)"),
         (services, "_matches_store", "store matches, jobs, hands, reviews (_matches_store)"),
@@ -1114,22 +909,13 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
         (services, "jobs_send", "send the verify jobs after the commit (jobs_send)"),
         (Task, "apply_async", "  of which apply_async, a message each"),
     ]
-    ids = upload_once()  # the first upload on fresh tables runs slower: not timed
 
-    def upload_split() -> CpuSplit:
-        by_model.clear()
-        QuerySet.bulk_create = bulk_create_by_model  # type: ignore[method-assign]
-        try:
-            split = cpu_split(upload_once, upload_targets)
-        finally:
-            QuerySet.bulk_create = bulk_create  # type: ignore[method-assign]
-        store = next((i for i, p in enumerate(split.phases) if p.name.startswith("store")), len(split.phases))
-        extra = [Phase(name, seconds) for name, seconds in sorted(by_model.items())]
-        return replace(split, phases=[*split.phases[:store + 1], *extra, *split.phases[store + 1:]])
 
-    upload_cpu = min((upload_split() for _ in range(2)), key=lambda s: s.process_s)
+def verify_targets(service: InProcessService) -> list[tuple[Any, str, str]]:
+    from celery.app.task import Task
 
-    verify_targets = [
+    services = service.services
+    return [
         (services, "job_claim", "claim (job_claim: one UPDATE, autocommit)"),
         (services, "loads", "engine: loads"),
         (services, "verify", "engine: verify"),
@@ -1137,247 +923,290 @@ def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int =
         (services, "_hand_verdicts_store", "  the hands' verdicts (one UPDATE ... FROM (VALUES ...))"),
         (services, "job_finish", "  the verify job done (job_finish: one UPDATE)"),
         (services, "jobs_requeue", "  the analysis job queued (jobs_requeue: an upsert)"),
-        (jobs, "jobs_send", "  the analysis job sent after the commit (jobs_send)"),
+        (service.jobs, "jobs_send", "  the analysis job sent after the commit (jobs_send)"),
         (Task, "apply_async", "    of which apply_async"),
     ]
 
-    def verify_each() -> None:
-        for match_id in ids:
-            services.match_verify(match_id=match_id)
 
-    def verify_split() -> CpuSplit:
-        reset(ids)
-        return cpu_split(verify_each, verify_targets)
+def upload_split(service: InProcessService) -> CpuSplit:
+    """One more upload, phase by phase, the INSERTs by model under the store phase."""
+    with bulk_creates_by_model() as by_model:
+        split = cpu_split(service.upload_once, upload_targets(service))
+    store = next((i for i, p in enumerate(split.phases) if p.name.startswith("store")), len(split.phases))
+    extra = [Phase(name, seconds) for name, seconds in sorted(by_model.items())]
+    return replace(split, phases=[*split.phases[:store + 1], *extra, *split.phases[store + 1:]])
 
+
+def verify_split(service: InProcessService) -> CpuSplit:
+    """Every profiled match verified again, phase by phase."""
+    service.reset(service.ids)
+    return cpu_split(service.verify_each, verify_targets(service))
+
+
+def first_hands(sources: Sequence[bytes], hands: int) -> tuple[list[bytes], int]:
+    """The records from the start until ``hands`` hands (consecutive seeds: every rule set), and their hands."""
+    chosen: list[bytes] = []
+    total = 0
+    for source in sources:
+        if total >= hands:
+            break
+        chosen.append(source)
+        total += len(loads(source).hands)
+    return chosen, total
+
+
+ANALYSIS_PHASES = ("claim (job_claim)", "fetch the source", "engine: loads", "engine: analyze",
+                   "findings_store (lock the job, replace findings, job done, commit)")
+
+
+def analysis_phases(service: InProcessService, match_ids: Sequence[int]) -> list[Phase]:
+    """``match_analyze``'s steps done one by one for each match, in wall time."""
+    from buraco.analysis import analyze
+
+    analysis_services: Any = importlib.import_module("analysis.services")
+    Job, Match = service.Job, service.Match
+    service.reset(match_ids, Job.Kind.ANALYZE)
+    totals = dict.fromkeys(ANALYSIS_PHASES, 0.0)
+    for match_id in match_ids:
+        t0 = time.perf_counter()
+        if not service.jobs.job_claim(match_id=match_id, kind=Job.Kind.ANALYZE):
+            raise SystemExit(f"the analysis of match {match_id} could not be claimed")
+        t1 = time.perf_counter()
+        source = Match.objects.values_list("source", flat=True).get(pk=match_id)
+        t2 = time.perf_counter()
+        record = loads(bytes(source))
+        t3 = time.perf_counter()
+        findings = analyze(record)
+        t4 = time.perf_counter()
+        analysis_services.findings_store(match_id=match_id, findings=findings)
+        t5 = time.perf_counter()
+        for name, seconds in zip(ANALYSIS_PHASES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+            totals[name] += seconds
+    return [Phase(name, seconds) for name, seconds in totals.items()]
+
+
+def profile_services(corpus: Corpus, hands: int, top: int, analysis_hands: int = 0) -> ProfileResult:
+    chosen, total = first_hands(corpus.sources, hands)
+    service = InProcessService(chosen)
+    engine_s = min(verify_all(chosen) for _ in range(2))
+    service.ids = service.upload_once()  # the first upload on fresh tables runs slower: not timed
+    upload_cpu = min((upload_split(service) for _ in range(2)), key=lambda s: s.process_s)
     # Best of two: the first pass over fresh rows, right after the uploads, runs slower.
-    verify_cpu = min((verify_split() for _ in range(2)), key=lambda s: s.process_s)
-    if (Job.objects.filter(match_id__in=ids, kind=Job.Kind.VERIFY).exclude(status=Job.Status.DONE).exists()
-            or Match.objects.filter(pk__in=ids).exclude(valid=True).exists()):
-        raise SystemExit("a profiled match did not verify")
-    skipped = cpu_split(verify_each, [])  # every job is done now: a redelivery's work
-    skip_s = (skipped.process_s + skipped.backend_s) / len(ids)
-
-    def upload_profiled() -> None:
-        upload_once()
-
-    upload_stats = profiled(upload_profiled)
-    reset(ids)
-    verify_stats = profiled(verify_each)
+    verify_cpu = min((verify_split(service) for _ in range(2)), key=lambda s: s.process_s)
+    service.check_verified()
+    skipped = cpu_split(service.verify_each, [])  # every job is done now: a redelivery's work
+    skip_s = (skipped.process_s + skipped.backend_s) / len(service.ids)
+    upload_stats = profiled(service.upload_once)
+    service.reset(service.ids)
+    verify_stats = profiled(service.verify_each)
 
     # match_analyze (the analysis job each verdict queues), phase by phase, once: it costs
     # far more than a verify, so only the first ``analysis_hands`` hands' matches.
-    analysis_split: list[Phase] = []
-    analysis_ids: list[int] = []
-    analysis_total = 0
-    if analysis_hands > 0:
-        from buraco.analysis import analyze
-
-        analysis_services: Any = importlib.import_module("analysis.services")
-        for match_id, source in zip(ids, chosen, strict=True):
-            if analysis_total >= analysis_hands:
-                break
-            analysis_ids.append(match_id)
-            analysis_total += len(loads(source).hands)
-        reset(analysis_ids, Job.Kind.ANALYZE)
-        anames = ("claim (job_claim)", "fetch the source", "engine: loads", "engine: analyze",
-                  "findings_store (lock the job, replace findings, job done, commit)")
-        aphases = dict.fromkeys(anames, 0.0)
-        for match_id in analysis_ids:
-            t0 = time.perf_counter()
-            if not jobs.job_claim(match_id=match_id, kind=Job.Kind.ANALYZE):
-                raise SystemExit(f"the analysis of match {match_id} could not be claimed")
-            t1 = time.perf_counter()
-            source = Match.objects.values_list("source", flat=True).get(pk=match_id)
-            t2 = time.perf_counter()
-            record = loads(bytes(source))
-            t3 = time.perf_counter()
-            findings = analyze(record)
-            t4 = time.perf_counter()
-            analysis_services.findings_store(match_id=match_id, findings=findings)
-            t5 = time.perf_counter()
-            for name, seconds in zip(anames, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
-                aphases[name] += seconds
-        analysis_split = [Phase(name, seconds) for name, seconds in aphases.items()]
-
+    analysis_sources, analysis_total = first_hands(chosen, analysis_hands) if analysis_hands > 0 else ([], 0)
+    analysis_ids = service.ids[:len(analysis_sources)]
     return ProfileResult(
-        matches=len(ids), hands=total, engine_s=engine_s, upload=upload_cpu, verify=verify_cpu, skip_s=skip_s,
-        upload_top=top_lines(upload_stats, "cumulative", top),
-        verify_top=top_lines(verify_stats, "tottime", top),
-        analysis_matches=len(analysis_ids), analysis_hands=analysis_total, analysis_split=analysis_split,
+        matches=len(service.ids), hands=total, engine_s=engine_s, upload=upload_cpu, verify=verify_cpu,
+        skip_s=skip_s, upload_top=top_lines(upload_stats, "cumulative", top),
+        verify_top=top_lines(verify_stats, "tottime", top), analysis_matches=len(analysis_ids),
+        analysis_hands=analysis_total, analysis_split=analysis_phases(service, analysis_ids) if analysis_ids else [],
     )
-
-
-def flush_broker() -> None:
-    import redis
-
-    redis.Redis.from_url(BROKER_URL).flushdb()
 
 
 # --- the report -------------------------------------------------------------------------------
 
 
 def git_head() -> str:
-    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                          check=False)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                           capture_output=True, text=True, check=False)
-    return (done.stdout.strip() or "?") + (" + uncommitted changes" if dirty.stdout.strip() else "")
+    dirty = harness.git("status", "--porcelain", "--untracked-files=no")
+    return (harness.git("rev-parse", "--short", "HEAD") or "?") + (" + uncommitted changes" if dirty else "")
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
+def report_header(args: argparse.Namespace, corpus: Corpus, run: RunResult) -> list[str]:
+    cores = os.cpu_count() or 1
+    return [
+        f"Machine: {harness.cpu_model()}, {cores} cores; Python {platform.python_version()}; "
+        f"PostgreSQL {run.versions.get('postgresql')}, Redis {run.versions.get('redis')}.",
+        f"Command: `.venv/bin/python bench/ingest.py --hands {args.hands} --workers {args.workers}"
+        f" --batches {args.batches} --web {args.web}{' --analysis' if args.analysis else ''}`"
+        f" (commit {git_head()}, engine sha256 {harness.engine_fingerprint()[:12]})",
+        "Workers take the verify queues (" + ", ".join(VERIFY_QUEUES) + ")"
+        + (f" and the {ANALYSIS_QUEUE} queue: the timed run includes every analysis job."
+           if args.analysis else
+           f"; the analysis job each verdict queues (queue {ANALYSIS_QUEUE}) is stored and sent, not run."),
+        f"Load average (1 min) before / after the timed run: {run.load_before[0]:.2f} / {run.load_after[0]:.2f}",
+        "",
+        f"Corpus: {corpus.matches} matches, {corpus.hands} hands, {corpus.actions} actions, "
+        f"{corpus.megabytes:.1f} MB of BRN in {len(corpus.batches)} zips ({corpus.zip_megabytes:.1f} MB); "
+        f"{len(harness.variant_ids())} rule sets, {HANDS_PER_MATCH} hands a match"
+        f"{f'; cached ({corpus.key})' if corpus.cached else f'; generated ({corpus.key})'}"
+        f"{f'; {corpus.skipped_seeds} seeds skipped' if corpus.skipped_seeds else ''}.",
+        "",
+        "| measure | value |",
+        "|---|---|",
+    ]
+
+
+def timing_rows(engine: EngineResult, run: RunResult) -> list[str]:
+    fair = min(run.workers, os.cpu_count() or 1)
+    jobs = run.jobs
+    span = jobs.last_verified - jobs.first_claimed
+    return [
+        f"| engine alone, 1 process, `verify(loads(source))`, warm (best of 2) | {engine.warm_s:.1f} s, "
+        f"**{engine.hands_per_s:.0f} hands/s** |",
+        f"| engine alone, first pass (action cache empty) | {engine.cold_s:.1f} s, {engine.cold_hands_per_s:.0f} hands/s |",
+        f"| upload: {len(run.uploads)} POSTs, one after another | {run.upload_s:.1f} s "
+        f"({min(u.seconds for u in run.uploads):.2f}-{max(u.seconds for u in run.uploads):.2f} s each) |",
+        f"| first POST -> first job claimed (the first zip is stored, then queued) | {run.first_claim_s:.1f} s |",
+        f"| end to end: first POST -> every batch finished | **{run.wall_s:.1f} s** |",
+        f"| end to end: first POST -> last verdict stored | {run.last_verdict_s:.1f} s |",
+        f"| throughput, end to end ({run.workers} workers) | **{run.hands_per_s:.0f} hands/s**, "
+        f"{run.matches_per_s:.1f} matches/s |",
+        f"| vs the engine in 1 process | {run.hands_per_s / engine.hands_per_s:.2f}x |",
+        f"| vs {fair}x the engine ({fair} cores' worth) | {run.hands_per_s / (fair * engine.hands_per_s):.2f}x |",
+        f"| per job inside `match_verify` (claim -> verdict), median / p95 | "
+        f"{jobs.job_s_median * 1000:.0f} / {jobs.job_s_p95 * 1000:.0f} ms "
+        f"({jobs.job_s_median * 1000 / HANDS_PER_MATCH:.1f} ms a hand at the median) |",
+        f"| worker time inside `match_verify`: sum of jobs / ({run.workers} x first claim -> last verdict) | "
+        f"{jobs.job_s_sum:.1f} s / {run.workers * span:.1f} s = {jobs.job_s_sum / (run.workers * span):.0%} |",
+    ]
+
+
+def queue_rows(run: RunResult) -> list[str]:
+    samples = run.samples
+    if not samples:
+        return []
+    max_waiting = max(samples, key=lambda s: s.waiting)
+    brokers = [s.broker for s in samples if s.broker is not None]
+    ages = [s.oldest_age for s in samples if s.oldest_age is not None]
+    return [
+        f"| max queue depth (waiting + verifying, database) | {max_waiting.waiting} matches "
+        f"(at {max_waiting.at:.0f} s) |",
+        f"| max broker depth (Redis messages) | {max(brokers) if brokers else 'n/a'} |",
+        f"| oldest waiting job, max age | {max(ages) if ages else 0:.1f} s |",
+        f"| /api/status/ samples | {len(samples)} (every {STATUS_INTERVAL:.0f} s; {run.sample_errors} failed) |",
+    ]
+
+
+def cpu_rows(args: argparse.Namespace, engine: EngineResult, run: RunResult) -> list[str]:
+    cores = os.cpu_count() or 1
+    per_hand = 1000 / run.jobs.hands
+    roles = service_roles(args.web)
+    rows = []
+    for role in ROLES:
+        counted = "" if role in roles or role == "bench" else " (not counted: mostly other databases' clients)"
+        rows.append(f"| CPU: {role}{counted} | {run.cpu_s[role]:.1f} s = {run.cpu_s[role] * per_hand:.2f} ms a hand |")
+    service = sum(run.cpu_s[role] for role in roles)
+    rows += [
+        f"| CPU: the service ({' + '.join(roles)}) | {service:.1f} s = "
+        f"**{service * per_hand:.2f} ms a hand**; ceiling on {cores} cores with nothing else running: "
+        f"{cores * run.jobs.hands / service:.0f} hands/s |",
+        f"| the service / the engine alone, CPU a hand | **{service * per_hand / (1000 / engine.hands_per_s):.2f}x** |",
+        f"| PostgreSQL sessions opened on the bench database during the run | {run.sessions} |",
+    ]
+    if run.overheads:
+        rows += overhead_rows(engine, run, service)
+    ours = service + run.cpu_s["bench"]
+    rows.append(f"| CPU: every other process on the machine (other jobs), same window | "
+                f"{max(0.0, run.machine_cpu_s - ours):.1f} s "
+                f"(of {cores * (run.analysis_wall_s or run.wall_s):.0f} core-seconds) |")
+    return rows
+
+
+def overhead_rows(engine: EngineResult, run: RunResult, service: float) -> list[str]:
+    """The bench's own polls and a done job's message, measured after the run."""
+    per_hand = 1000 / run.jobs.hands
+
+    def per_call(name: str, calls: int) -> float:
+        cpu = run.overheads[name]
+        return (cpu["web"] + cpu["postgres"]) / calls
+
+    status, batch = per_call("status", OVERHEAD_CALLS), per_call("batch", OVERHEAD_CALLS)
+    samples = run.samples
+    polls = status * len(samples) + batch * run.batch_polls
+    message = run.overheads["message"]
+    return [
+        f"| of which the bench's own polling (after the run: web + postgres {status * 1000:.1f} ms a GET of "
+        f"/api/status/, {batch * 1000:.1f} ms of /api/batches/{{id}}/; {len(samples)} and {run.batch_polls} "
+        f"of them in the run) | {polls:.1f} s = {polls * per_hand:.2f} ms a hand; the service without it: "
+        f"{(service - polls) * per_hand:.2f} ms a hand, "
+        f"{(service - polls) * per_hand / (1000 / engine.hands_per_s):.2f}x the engine |",
+        f"| a verify message whose job is done (after the run, {OVERHEAD_MESSAGES} of them): Celery's cost "
+        f"of a message plus one claim UPDATE | workers {message['workers'] / OVERHEAD_MESSAGES * 1000:.2f} ms, "
+        f"postgres {message['postgres'] / OVERHEAD_MESSAGES * 1000:.2f} ms a message |",
+    ]
+
+
+def verdict_rows(run: RunResult) -> list[str]:
+    jobs, analysis = run.jobs, run.analysis
+    rows = [f"| verdicts | {jobs.verified} verified, {jobs.invalid} invalid, {jobs.failed} not finished; "
+            f"max attempts {jobs.max_attempts} |"]
+    if run.analysis_wall_s is not None:
+        rows += [
+            f"| **with the analysis**: first POST -> every analysis job finished | **{run.analysis_wall_s:.1f} s**, "
+            f"{jobs.hands / run.analysis_wall_s:.0f} hands/s |",
+            f"| analysis jobs, claim -> findings stored, median / p95 / max | {analysis.job_s_median * 1000:.0f} / "
+            f"{analysis.job_s_p95 * 1000:.0f} / {analysis.job_s_max * 1000:.0f} ms a match; "
+            f"sum {analysis.job_s_sum:.1f} s vs verify jobs' {jobs.job_s_sum:.1f} s |",
+        ]
+        if run.samples:
+            rows.append(f"| max analysis queue depth (database) | {max(s.analysis_waiting for s in run.samples)} jobs |")
+    rows.append(f"| analysis jobs | {analysis.jobs} queued, {analysis.done} done, {analysis.failed} failed, "
+                f"{analysis.pending} not run; {analysis.findings} findings stored |")
+    return rows
+
+
+def split_table(title: str, split: CpuSplit, per_hand: float) -> list[str]:
+    """One service call's phases, in ms a hand and as shares of the process's CPU."""
+    rows = [f"{title}: this process {split.process_s * per_hand:.2f} ms a hand, its PostgreSQL backend "
+            f"{split.backend_s * per_hand:.2f} ms (wall {split.wall_s * per_hand:.2f} ms)",
+            "", "| phase | CPU ms a hand | share of the process's |", "|---|---|---|"]
+    outer = sum(p.seconds for p in split.phases if not p.name.startswith(" "))
+    for phase in split.phases:
+        rows.append(f"| {phase.name} | {phase.seconds * per_hand:.3f} | {phase.seconds / split.process_s:.0%} |")
+    rest = split.process_s - outer
+    rows.append(f"| the rest (queries not listed: lookups, the match's fetch and UPDATE, transactions) "
+                f"| {rest * per_hand:.3f} | {rest / split.process_s:.0%} |")
+    return [*rows, ""]
+
+
+def analysis_table(profile: ProfileResult) -> list[str]:
+    if not profile.analysis_split:
+        return []
+    a_hand = 1000 / profile.analysis_hands
+    a_total = sum(p.seconds for p in profile.analysis_split)
+    rows = [f"`match_analyze` (the analysis job) phase by phase, once, {profile.analysis_matches} matches "
+            f"({profile.analysis_hands} hands), wall time: {a_total:.2f} s = {a_total * a_hand:.1f} ms a hand",
+            "", "| phase | ms a hand | share |", "|---|---|---|"]
+    for phase in profile.analysis_split:
+        rows.append(f"| {phase.name} | {phase.seconds * a_hand:.2f} | {phase.seconds / a_total:.0%} |")
+    return [*rows, ""]
+
+
+def profile_report(profile: ProfileResult) -> list[str]:
+    per_hand = 1000 / profile.hands
+    return [
+        f"Where the time goes: the services in this process on the same database, {profile.matches} matches "
+        f"({profile.hands} hands, the first of the corpus), no Celery, no HTTP; CPU time of this process "
+        f"(phases: inside each call) and of its PostgreSQL backend (from /proc), best of two.",
+        "",
+        *split_table("`upload_create` (one zip)", profile.upload, per_hand),
+        *split_table("`match_verify` (each match)", profile.verify, per_hand),
+        f"The engine alone on the same records in this process (Django loaded): "
+        f"{profile.engine_s * per_hand:.2f} ms a hand. A redelivered message's `match_verify` (job done): "
+        f"{profile.skip_s * 1000:.2f} ms a call, this process and its backend.",
+        "",
+        *analysis_table(profile),
+        "Top of the `match_verify` profile by own CPU time:", "", "```", profile.verify_top, "```", "",
+        "Top of the `upload_create` profile by cumulative CPU time:", "", "```", profile.upload_top, "```",
+    ]
 
 
 def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult, run: RunResult,
                  profile: ProfileResult | None) -> None:
-    cores = os.cpu_count() or 1
-    fair = min(run.workers, cores)
-    out = print
-    out(f"Machine: {cpu_model()}, {cores} cores; Python {platform.python_version()}; "
-        f"PostgreSQL {run.versions.get('postgresql')}, Redis {run.versions.get('redis')}.")
-    out(f"Command: `.venv/bin/python bench/ingest.py --hands {args.hands} --workers {args.workers}"
-        f" --batches {args.batches} --web {args.web}{' --analysis' if args.analysis else ''}`"
-        f" (commit {git_head()}, engine sha256 {engine_fingerprint()[:12]})")
-    out("Workers take the verify queues (" + ", ".join(VERIFY_QUEUES) + ")"
-        + (f" and the {ANALYSIS_QUEUE} queue: the timed run includes every analysis job."
-           if args.analysis else
-           f"; the analysis job each verdict queues (queue {ANALYSIS_QUEUE}) is stored and sent, not run."))
-    out(f"Load average (1 min) before / after the timed run: {run.load_before[0]:.2f} / {run.load_after[0]:.2f}")
-    out("")
-    out(f"Corpus: {corpus.matches} matches, {corpus.hands} hands, {corpus.actions} actions, "
-        f"{corpus.megabytes:.1f} MB of BRN in {len(corpus.batches)} zips ({corpus.zip_megabytes:.1f} MB); "
-        f"{len(VARIANT_IDS)} rule sets, {HANDS_PER_MATCH} hands a match"
-        f"{f'; cached ({corpus.key})' if corpus.cached else f'; generated ({corpus.key})'}{f'; {corpus.skipped_seeds} seeds skipped' if corpus.skipped_seeds else ''}.")
-    out("")
-    out("| measure | value |")
-    out("|---|---|")
-    out(f"| engine alone, 1 process, `verify(loads(source))`, warm (best of 2) | {engine.warm_s:.1f} s, "
-        f"**{engine.hands_per_s:.0f} hands/s** |")
-    out(f"| engine alone, first pass (action cache empty) | {engine.cold_s:.1f} s, {engine.cold_hands_per_s:.0f} hands/s |")
-    out(f"| upload: {len(run.uploads)} POSTs, one after another | {run.upload_s:.1f} s "
-        f"({min(u.seconds for u in run.uploads):.2f}-{max(u.seconds for u in run.uploads):.2f} s each) |")
-    out(f"| first POST -> first job claimed (the first zip is stored, then queued) | {run.first_claim_s:.1f} s |")
-    out(f"| end to end: first POST -> every batch finished | **{run.wall_s:.1f} s** |")
-    out(f"| end to end: first POST -> last verdict stored | {run.last_verdict_s:.1f} s |")
-    out(f"| throughput, end to end ({run.workers} workers) | **{run.hands_per_s:.0f} hands/s**, "
-        f"{run.matches_per_s:.1f} matches/s |")
-    out(f"| vs the engine in 1 process | {run.hands_per_s / engine.hands_per_s:.2f}x |")
-    out(f"| vs {fair}x the engine ({fair} cores' worth) | {run.hands_per_s / (fair * engine.hands_per_s):.2f}x |")
-    jobs = run.jobs
-    span = jobs.last_verified - jobs.first_claimed
-    out(f"| per job inside `match_verify` (claim -> verdict), median / p95 | "
-        f"{jobs.job_s_median * 1000:.0f} / {jobs.job_s_p95 * 1000:.0f} ms "
-        f"({jobs.job_s_median * 1000 / HANDS_PER_MATCH:.1f} ms a hand at the median) |")
-    out(f"| worker time inside `match_verify`: sum of jobs / ({run.workers} x first claim -> last verdict) | "
-        f"{jobs.job_s_sum:.1f} s / {run.workers * span:.1f} s = {jobs.job_s_sum / (run.workers * span):.0%} |")
-    samples = run.samples
-    if samples:
-        max_waiting = max(samples, key=lambda s: s.waiting)
-        brokers = [s.broker for s in samples if s.broker is not None]
-        ages = [s.oldest_age for s in samples if s.oldest_age is not None]
-        out(f"| max queue depth (waiting + verifying, database) | {max_waiting.waiting} matches "
-            f"(at {max_waiting.at:.0f} s) |")
-        out(f"| max broker depth (Redis messages) | {max(brokers) if brokers else 'n/a'} |")
-        out(f"| oldest waiting job, max age | {max(ages) if ages else 0:.1f} s |")
-        out(f"| /api/status/ samples | {len(samples)} (every {STATUS_INTERVAL:.0f} s; {run.sample_errors} failed) |")
-    per_hand = 1000 / jobs.hands
-    roles = service_roles(args.web)
-    for role in ROLES:
-        counted = "" if role in roles or role == "bench" else " (not counted: mostly other databases' clients)"
-        out(f"| CPU: {role}{counted} | {run.cpu_s[role]:.1f} s = {run.cpu_s[role] * per_hand:.2f} ms a hand |")
-    service = sum(run.cpu_s[role] for role in roles)
-    ours = service + run.cpu_s["bench"]
-    out(f"| CPU: the service ({' + '.join(roles)}) | {service:.1f} s = "
-        f"**{service * per_hand:.2f} ms a hand**; ceiling on {cores} cores with nothing else running: "
-        f"{cores * jobs.hands / service:.0f} hands/s |")
-    out(f"| the service / the engine alone, CPU a hand | **{service * per_hand / (1000 / engine.hands_per_s):.2f}x** |")
-    out(f"| PostgreSQL sessions opened on the bench database during the run | {run.sessions} |")
-    if run.overheads:
-        def per_call(name: str, calls: int) -> tuple[float, float]:
-            cpu = run.overheads[name]
-            return (cpu["web"] + cpu["postgres"]) / calls, cpu["workers"] / calls
-
-        status, _ = per_call("status", OVERHEAD_CALLS)
-        batch, _ = per_call("batch", OVERHEAD_CALLS)
-        polls = status * len(samples) + batch * run.batch_polls
-        out(f"| of which the bench's own polling (after the run: web + postgres {status * 1000:.1f} ms a GET of "
-            f"/api/status/, {batch * 1000:.1f} ms of /api/batches/{{id}}/; {len(samples)} and {run.batch_polls} "
-            f"of them in the run) | {polls:.1f} s = {polls * per_hand:.2f} ms a hand; the service without it: "
-            f"{(service - polls) * per_hand:.2f} ms a hand, "
-            f"{(service - polls) * per_hand / (1000 / engine.hands_per_s):.2f}x the engine |")
-        message = run.overheads["message"]
-        out(f"| a verify message whose job is done (after the run, {OVERHEAD_MESSAGES} of them): Celery's cost "
-            f"of a message plus one claim UPDATE | workers {message['workers'] / OVERHEAD_MESSAGES * 1000:.2f} ms, "
-            f"postgres {message['postgres'] / OVERHEAD_MESSAGES * 1000:.2f} ms a message |")
-    out(f"| CPU: every other process on the machine (other jobs), same window | {max(0.0, run.machine_cpu_s - ours):.1f} s "
-        f"(of {cores * (run.analysis_wall_s or run.wall_s):.0f} core-seconds) |")
-    out(f"| verdicts | {jobs.verified} verified, {jobs.invalid} invalid, {jobs.failed} not finished; "
-        f"max attempts {jobs.max_attempts} |")
-    analysis = run.analysis
-    if run.analysis_wall_s is not None:
-        out(f"| **with the analysis**: first POST -> every analysis job finished | **{run.analysis_wall_s:.1f} s**, "
-            f"{jobs.hands / run.analysis_wall_s:.0f} hands/s |")
-        out(f"| analysis jobs, claim -> findings stored, median / p95 / max | {analysis.job_s_median * 1000:.0f} / "
-            f"{analysis.job_s_p95 * 1000:.0f} / {analysis.job_s_max * 1000:.0f} ms a match; "
-            f"sum {analysis.job_s_sum:.1f} s vs verify jobs' {jobs.job_s_sum:.1f} s |")
-        if samples:
-            out(f"| max analysis queue depth (database) | {max(s.analysis_waiting for s in samples)} jobs |")
-    out(f"| analysis jobs | {analysis.jobs} queued, {analysis.done} done, {analysis.failed} failed, "
-        f"{analysis.pending} not run; {analysis.findings} findings stored |")
-    out("")
-    if profile is None:
-        return
-    per_hand = 1000 / profile.hands
-    up, ver = profile.upload, profile.verify
-    out(f"Where the time goes: the services in this process on the same database, {profile.matches} matches "
-        f"({profile.hands} hands, the first of the corpus), no Celery, no HTTP; CPU time of this process "
-        f"(phases: inside each call) and of its PostgreSQL backend (from /proc), best of two.")
-    out("")
-    for title, split in (("`upload_create` (one zip)", up), ("`match_verify` (each match)", ver)):
-        out(f"{title}: this process {split.process_s * per_hand:.2f} ms a hand, its PostgreSQL backend "
-            f"{split.backend_s * per_hand:.2f} ms (wall {split.wall_s * per_hand:.2f} ms)")
-        out("")
-        out("| phase | CPU ms a hand | share of the process's |")
-        out("|---|---|---|")
-        outer = sum(p.seconds for p in split.phases if not p.name.startswith(" "))
-        for phase in split.phases:
-            out(f"| {phase.name} | {phase.seconds * per_hand:.3f} | {phase.seconds / split.process_s:.0%} |")
-        rest = split.process_s - outer
-        out(f"| the rest (queries not listed: lookups, the match's fetch and UPDATE, transactions) "
-            f"| {rest * per_hand:.3f} | {rest / split.process_s:.0%} |")
-        out("")
-    out(f"The engine alone on the same records in this process (Django loaded): "
-        f"{profile.engine_s * per_hand:.2f} ms a hand. A redelivered message's `match_verify` (job done): "
-        f"{profile.skip_s * 1000:.2f} ms a call, this process and its backend.")
-    out("")
-    if profile.analysis_split:
-        a_hand = 1000 / profile.analysis_hands
-        a_total = sum(p.seconds for p in profile.analysis_split)
-        out(f"`match_analyze` (the analysis job) phase by phase, once, {profile.analysis_matches} matches "
-            f"({profile.analysis_hands} hands), wall time: {a_total:.2f} s = {a_total * a_hand:.1f} ms a hand")
-        out("")
-        out("| phase | ms a hand | share |")
-        out("|---|---|---|")
-        for phase in profile.analysis_split:
-            out(f"| {phase.name} | {phase.seconds * a_hand:.2f} | {phase.seconds / a_total:.0%} |")
-        out("")
-    out("Top of the `match_verify` profile by own CPU time:")
-    out("")
-    out("```")
-    out(profile.verify_top)
-    out("```")
-    out("")
-    out("Top of the `upload_create` profile by cumulative CPU time:")
-    out("")
-    out("```")
-    out(profile.upload_top)
-    out("```")
+    lines = [*report_header(args, corpus, run), *timing_rows(engine, run), *queue_rows(run),
+             *cpu_rows(args, engine, run), *verdict_rows(run), ""]
+    if profile is not None:
+        lines += profile_report(profile)
+    print("\n".join(lines))
 
 
 # --- main -------------------------------------------------------------------------------------------
@@ -1426,7 +1255,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             profile = profile_services(corpus, args.profile_hands, args.top, args.analysis_profile_hands)
         finally:
-            flush_broker()  # upload_create queued jobs that no worker is left to take
+            harness.flush_redis(BROKER_URL)  # upload_create queued jobs that no worker is left to take
     print_report(args, corpus, engine, run, profile)
 
 

@@ -59,8 +59,9 @@ What it does, in order:
    served some other way, absent categories read 0 and the top of the profile tells.
    Beside it, wrk at 1 connection on the same URL through gunicorn.
 
-Everything it measures is read over HTTP (and ``/proc``): the harness does not depend
-on how the service computes an answer. gunicorn, the seeding shells and any worker are
+Everything it measures is read over HTTP (and ``/proc``): the bench does not depend
+on how the service computes an answer (to measure an export of another commit, copy
+``bench/load.py`` and ``bench/harness.py`` into it). gunicorn, the seeding shells and any worker are
 always stopped; the database is dropped at the end (``--keep-db`` keeps it). Every
 run records the load average and the CPU used by other processes on the machine
 (machine busy time from ``/proc/stat`` less gunicorn's, wrk's and the bench database's
@@ -82,7 +83,6 @@ import re
 import resource
 import secrets
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -90,10 +90,7 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,27 +99,22 @@ ROOT = Path(__file__).resolve().parent.parent
 # Run as a script, sys.path[0] is bench/; the engine sits one level up (self-play only).
 sys.path.insert(1, str(ROOT))
 
-from bench.scratch_db import drop_database, reset_database  # noqa: E402 - after the path above
-from buraco.notation import dumps  # noqa: E402
-from buraco.rules import VARIANTS  # noqa: E402
-from buraco.selfplay import play_match  # noqa: E402
+from bench import harness  # noqa: E402 - after the path above
 
-HOST = "127.0.0.1"
 DB_NAME = "buraco_load"
-DATABASE_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
+DATABASE_URL = harness.database_url(DB_NAME)
 REDIS_URL = "redis://127.0.0.1:6379/14"  # broker and cache; db 15 belongs to the tests
 BENCH_USER = "loadbench"
-VARIANT_IDS = tuple(VARIANTS)
+RECORD_NAME = "load-{seed:07d}-{variant}-{players}p.brn"
 UPLOAD_SEED_BASE = 1_000_000  # the upload mix's records: seeds far from the seeded ones
 UPLOAD_RECORDS = 8
-MAX_SKIPPED_SEEDS = 100
 RAISED_RATE = "1000000/s"  # every THROTTLE_*: counted, never refused
-STARTUP_TIMEOUT = 90.0
+RAISED_THROTTLES = {f"THROTTLE_{scope}": RAISED_RATE for scope in ("TOKEN", "LOGIN", "SIGNUP", "UPLOAD")}
+CELERY_QUEUES = ("interactive", "bulk", "analysis", "reverify")
 WRK_TIMEOUT = "30s"  # wrk's default (2 s) would drop the slowest answers from the latencies
 SOAK_SEGMENT = 60.0
 SOAK_WARMUP = 30.0
 RSS_INTERVAL = 10.0
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 DEFAULT_CONFIGS = "sync:2,sync:3,sync:4,gthread:2x2,gthread:2x4"
 
 
@@ -133,55 +125,12 @@ def log(message: str) -> None:
 # --- the corpus: self-play records (not timed) -------------------------------------------
 
 
-@dataclass(frozen=True)
-class Played:
-    name: str
-    text: str
-    variant: str
-    players: int
-    actions: tuple[int, ...]  # per hand
-
-
-def players_for(seed: int) -> int:
-    """4 players on every other round over the rule sets, where the rule set allows (as bench/ingest.py)."""
-    allowed = VARIANTS[VARIANT_IDS[seed % len(VARIANT_IDS)]].player_counts
-    wanted = 4 if (seed // len(VARIANT_IDS)) % 2 else 2
-    return wanted if wanted in allowed else min(allowed)
-
-
-def play_one(job: tuple[int, int]) -> Played | None:
-    """One self-play match (seed, hands); None when self-play got stuck on that seed."""
-    seed, hands = job
-    variant = VARIANT_IDS[seed % len(VARIANT_IDS)]
-    players = players_for(seed)
-    try:
-        record = play_match(variant, players=players, hands=hands, seed=seed)
-    except RuntimeError:
-        return None
-    return Played(f"load-{seed:07d}-{variant}-{players}p.brn", dumps(record), variant, players,
-                  tuple(len(hand.actions) for hand in record.hands))
-
-
-def generate(first_seed: int, count: int, hands: int) -> list[Played]:
+def generate(first_seed: int, count: int, hands: int) -> list[harness.Played]:
     """``count`` matches from seeds ``first_seed``, ``first_seed + 1``, ... on every core."""
-    played: list[Played] = []
-    skipped = 0
-    seed = first_seed
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        while len(played) < count:
-            seeds = range(seed, seed + count - len(played))
-            seed = seeds.stop
-            for result in pool.map(play_one, [(s, hands) for s in seeds], chunksize=4):
-                if result is None:
-                    skipped += 1
-                    if skipped > MAX_SKIPPED_SEEDS:
-                        raise SystemExit(f"self-play got stuck {skipped} times: fix selfplay first")
-                else:
-                    played.append(result)
-    return played
+    return harness.self_play(first_seed, count, hands, RECORD_NAME)[0]
 
 
-def closest_hand(played: Sequence[Played], plies: int) -> tuple[Played, int]:
+def closest_hand(played: Sequence[harness.Played], plies: int) -> tuple[harness.Played, int]:
     """The record and hand number (from 1) whose action count is closest to ``plies``."""
     best = min(((abs(n - plies), index, number) for index, p in enumerate(played)
                 for number, n in enumerate(p.actions, start=1)))
@@ -191,72 +140,13 @@ def closest_hand(played: Sequence[Played], plies: int) -> tuple[Played, int]:
 # --- processes, environment, database ---------------------------------------------------------
 
 
-def git(*args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
-    return done.stdout.strip()
-
-
-def service_env(secret_key: str, broker: bool) -> dict[str, str]:
+def load_env(secret_key: str, broker: bool) -> dict[str, str]:
     """Production mode, the bench database, raised rate limits; with ``broker``, Redis db 14
     as broker and cache (the web process); without, jobs run in the calling process (seeding)."""
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "buraco_site.settings",
-        "BURACO_ENV": "production",
-        "SECRET_KEY": secret_key,
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DATABASE_URL": DATABASE_URL,
-        "THROTTLE_TOKEN": RAISED_RATE,
-        "THROTTLE_LOGIN": RAISED_RATE,
-        "THROTTLE_SIGNUP": RAISED_RATE,
-        "THROTTLE_UPLOAD": RAISED_RATE,
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("DEBUG", None)
-    if broker:
-        env["CELERY_BROKER_URL"] = REDIS_URL
-        env["CACHE_URL"] = REDIS_URL
-    else:
-        env.pop("CELERY_BROKER_URL", None)
-        env.pop("CACHE_URL", None)
-        env["EMBEDDED_JOBS"] = "inline"  # no broker: run each job in the caller, before upload_create returns
-    return env
+    redis = REDIS_URL if broker else None
+    return harness.service_env(DATABASE_URL, broker=redis, cache=redis, production_secret=secret_key,
+                       settings=RAISED_THROTTLES)
 
-
-def flush_redis() -> str:
-    """Flush the bench's Redis db (broker messages, throttle counters); returns the server's version."""
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL)
-    client.flushdb()
-    info: dict[str, Any] = client.info("server")
-    return str(info.get("redis_version", "?"))
-
-
-def manage(*args: str, env: dict[str, str], timeout: float | None = None) -> str:
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, check=False, timeout=timeout)
-    if done.returncode != 0:
-        raise SystemExit(f"manage.py {' '.join(args[:2])} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return done.stdout
-
-
-def tagged_json(output: str, tag: str) -> Any:
-    """The JSON after ``tag`` on the last line that starts with it."""
-    for line in reversed(output.splitlines()):
-        if line.startswith(tag + " "):
-            return json.loads(line[len(tag) + 1:])
-    raise SystemExit(f"no {tag} line in the output:\n{output[-3000:]}")
-
-
-USER_CODE = """
-import json
-from django.contrib.auth.models import User
-from rest_framework.authtoken.models import Token
-user = User.objects.create_user({username!r}, password="load-bench-" + "x" * 24)
-print("USER " + json.dumps({{"token": Token.objects.create(user=user).key}}))
-"""
 
 # Runs in `manage.py shell -c`: stores each record as the user's public upload through the
 # service's own write path; with no broker the verify and analyze jobs run right there.
@@ -287,9 +177,8 @@ class Seeded:
     actions: int
 
 
-def seed(played: Sequence[Played], work_dir: Path, env: dict[str, str], jobs: int) -> Seeded:
-    """Create the user and token, then store every record in ``jobs`` shells at once."""
-    token = str(tagged_json(manage("shell", "-c", USER_CODE.format(username=BENCH_USER), env=env), "USER")["token"])
+def seed_specs(played: Sequence[harness.Played], work_dir: Path, jobs: int) -> list[Path]:
+    """Every record written to a file, and for each of ``jobs`` shells a spec of its share."""
     records_dir = work_dir / "seed"
     records_dir.mkdir(exist_ok=True)
     entries = []
@@ -298,58 +187,44 @@ def seed(played: Sequence[Played], work_dir: Path, env: dict[str, str], jobs: in
         path.write_text(p.text)
         entries.append((p.name, str(path)))
     chunks = [entries[i::jobs] for i in range(jobs) if entries[i::jobs]]
+    specs = []
+    for index, chunk in enumerate(chunks):
+        spec = work_dir / f"seed-{index}.json"
+        spec.write_text(json.dumps({"username": BENCH_USER, "records": chunk}))
+        specs.append(spec)
+    return specs
+
+
+def seed(played: Sequence[harness.Played], work_dir: Path, env: dict[str, str], jobs: int) -> Seeded:
+    """Create the user and token, then store every record in ``jobs`` shells at once."""
+    token = harness.create_api_user(BENCH_USER, env)
+    specs = seed_specs(played, work_dir, jobs)
     started = time.perf_counter()
-    shells: list[tuple[subprocess.Popen[str], Path]] = []
+    shells = harness.Processes(work_dir)
     try:
-        for index, chunk in enumerate(chunks):
-            spec = work_dir / f"seed-{index}.json"
-            spec.write_text(json.dumps({"username": BENCH_USER, "records": chunk}))
-            out = work_dir / f"seed-{index}.log"
-            with open(out, "w") as handle:
-                shells.append((subprocess.Popen(
-                    [sys.executable, "manage.py", "shell", "-c", SEED_CODE], cwd=ROOT,
-                    env={**env, "LOAD_SEED_FILE": str(spec)}, stdout=handle, stderr=subprocess.STDOUT, text=True,
-                ), out))
+        children = [shells.start(f"seed-{index}", [sys.executable, "manage.py", "shell", "-c", SEED_CODE],
+                                 {**env, "LOAD_SEED_FILE": str(spec)})
+                    for index, spec in enumerate(specs)]
         ids: dict[str, int] = {}
-        for process, out in shells:
-            if process.wait() != 0:
-                raise SystemExit(f"seeding failed:\n{out.read_text()[-3000:]}")
-            ids.update(tagged_json(out.read_text(), "SEEDED")["ids"])
+        for child in children:
+            if child.process.wait() != 0:
+                raise SystemExit(f"seeding failed:\n{child.log_tail(60)}")
+            ids.update(harness.tagged_json(child.log_path.read_text(), "SEEDED")["ids"])
     finally:
-        for process, _ in shells:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+        shells.stop()
     return Seeded(token, ids, time.perf_counter() - started, len(played),
-                  sum(len(p.actions) for p in played), sum(sum(p.actions) for p in played))
+                  sum(p.hands for p in played), sum(p.action_count for p in played))
 
 
 # --- HTTP (stdlib) ---------------------------------------------------------------------------------
 
 
-class Api:
-    def __init__(self, base: str, token: str) -> None:
-        self.base = base
-        self.token = token
-
-    def call(self, path: str, timeout: float = 60.0) -> tuple[int, bytes]:
-        request = urllib.request.Request(self.base + path, headers={
-            "Accept": "application/json", "Authorization": f"Token {self.token}", "X-Forwarded-Proto": "https",
-        })
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return int(response.status), response.read()
-        except urllib.error.HTTPError as error:
-            return int(error.code), error.read()
-
-    def get(self, path: str) -> Any:
-        code, body = self.call(path)
-        if code != 200:
-            raise SystemExit(f"GET {path}: {code} {body[:500]!r}")
-        return json.loads(body)
+def https_api(base: str, token: str) -> harness.Api:
+    """The API as behind production's TLS proxy: without the header, SECURE_SSL_REDIRECT answers 301."""
+    return harness.Api(base, token, headers={"X-Forwarded-Proto": "https"})
 
 
-def check_jobs_done(api: Api, matches: int) -> dict[str, dict[str, int]]:
+def check_jobs_done(api: harness.Api, matches: int) -> dict[str, dict[str, int]]:
     """Every seeded match's verify and analyze job is done (``/api/status/``), none else."""
     jobs: dict[str, dict[str, int]] = api.get("/api/status/")["jobs"]
     for kind in ("verify", "analyze"):
@@ -395,47 +270,6 @@ class GunicornConfig:
         return f"{self.workers} gthread workers x {self.threads} threads"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return int(probe.getsockname()[1])
-
-
-def proc_stat(pid: int) -> tuple[int, float] | None:
-    """(parent pid, CPU seconds: user + system) of a live process."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return int(fields[1]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-
-
-def rss_kib(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = proc_stat(int(entry.name))
-            if stat is not None and stat[0] == pid:
-                found.append(int(entry.name))
-    return sorted(found)
-
-
-def machine_busy_seconds() -> float:
-    """CPU seconds all cores spent not idle since boot."""
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return (sum(values[:8]) - values[3] - values[4]) / CLOCK_TICKS
-
-
 LOG_PROBLEMS = re.compile(r"Internal Server Error|Traceback|WORKER TIMEOUT|Worker \(pid:\d+\) was sent|"
                           r"Exception in worker|\[ERROR\]|\[CRITICAL\]")
 
@@ -445,43 +279,34 @@ class Gunicorn:
 
     def __init__(self, config: GunicornConfig, env: dict[str, str], log_path: Path) -> None:
         self.config = config
-        self.port = free_port()
-        self.base = f"http://{HOST}:{self.port}"
+        self.port = harness.free_port()
+        self.base = f"http://{harness.HOST}:{self.port}"
         self.log_path = log_path
         self.log_offset = 0
-        gunicorn = Path(sys.executable).with_name("gunicorn")
-        command = [str(gunicorn), "buraco_site.wsgi:application", "-b", f"{HOST}:{self.port}", *config.args,
-                   "--log-level", "warning", "--error-logfile", "-"]
-        with open(log_path, "wb") as handle:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
-        self.command = command
+        self.command = harness.gunicorn_command(self.port, config.args)
+        self.child: harness.Child = harness.start_child("gunicorn", self.command, env, log_path)
 
-    def wait_ready(self, api: Api) -> None:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise SystemExit(f"gunicorn exited with {self.process.returncode}:\n{self.log_tail()}")
-            try:
-                if api.call("/api/health/", timeout=2.0)[0] == 200 and len(self.workers()) >= self.config.workers:
-                    return
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.2)
-        raise SystemExit(f"gunicorn did not answer /api/health/ within {STARTUP_TIMEOUT:.0f} s:\n{self.log_tail()}")
+    def wait_ready(self, api: harness.Api) -> None:
+        """Until it answers /api/health/ with all its workers started."""
+        try:
+            harness.wait_for_health(api, self.child.check_alive,
+                                    ready=lambda: len(self.workers()) >= self.config.workers)
+        except SystemExit as error:
+            if self.alive():  # no answer in time: what its log says, as check_alive gives for a death
+                raise SystemExit(f"{error}:\n{self.log_tail()}") from None
+            raise
 
     def workers(self) -> list[int]:
-        return children_of(self.process.pid)
+        return harness.children_of(self.child.pid)
 
     def cpu_seconds(self) -> float:
-        return sum(stat[1] for pid in (self.process.pid, *self.workers()) if (stat := proc_stat(pid)) is not None)
+        return harness.cpu_seconds_with_children([self.child.pid])
 
     def alive(self) -> bool:
-        return self.process.poll() is None
+        return self.child.alive()
 
     def log_tail(self, lines: int = 40) -> str:
-        text = self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-        return "\n".join(text.splitlines()[-lines:])
+        return self.child.log_tail(lines)
 
     def new_problems(self) -> list[str]:
         """Lines of the log written since the last call that tell of an error (a 500's traceback,
@@ -502,55 +327,25 @@ class Gunicorn:
         return problems
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()  # gunicorn: graceful shutdown of the workers
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                pass
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)  # the group this bench created; empty after a clean stop
-        except (ProcessLookupError, PermissionError):
-            pass
-        if self.process.poll() is None:
-            self.process.wait(timeout=10)
+        harness.stop_children([self.child])  # gunicorn: graceful shutdown of the workers on SIGTERM
 
 
 class CeleryWorkers:
     """Optional Celery workers on db 14 during the measurements (``--celery-workers``)."""
 
     def __init__(self, count: int, env: dict[str, str], log_dir: Path) -> None:
-        self.processes: list[subprocess.Popen[bytes]] = []
+        self.processes = harness.Processes(log_dir)
         host = socket.gethostname()
         for index in range(count):
-            with open(log_dir / f"celery-{index + 1}.log", "wb") as handle:
-                self.processes.append(subprocess.Popen(
-                    [sys.executable, "-m", "celery", "-A", "buraco_site", "worker", "-Q",
-                     "interactive,bulk,analysis,reverify", "-c", "1", "-n", f"load-{index + 1}@{host}",
-                     "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning"],
-                    cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True))
+            command = harness.celery_worker_command(f"load-{index + 1}@{host}", CELERY_QUEUES)
+            self.processes.start(f"celery-{index + 1}", command, env)
 
     def cpu_seconds(self) -> float:
         """CPU of the workers and their pool children."""
-        pids = [p.pid for p in self.processes]
-        pids += [child for pid in pids for child in children_of(pid)]
-        return sum(stat[1] for pid in pids if (stat := proc_stat(pid)) is not None)
+        return harness.cpu_seconds_with_children(child.pid for child in self.processes.children)
 
     def stop(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                pass
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            if process.poll() is None:
-                process.wait(timeout=10)
+        self.processes.stop()
 
 
 # --- wrk --------------------------------------------------------------------------------------------------
@@ -734,10 +529,8 @@ class BackendCpu:
         self.connection = psycopg.connect(DATABASE_URL, autocommit=True)
 
     def sample(self) -> dict[int, float]:
-        rows = self.connection.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", (DB_NAME,)
-        ).fetchall()
-        return {int(row[0]): stat[1] for row in rows if (stat := proc_stat(int(row[0]))) is not None}
+        return {pid: stat.cpu_s for pid in harness.backend_pids(self.connection, DB_NAME)
+                if (stat := harness.proc_stat(pid)) is not None}
 
     def close(self) -> None:
         self.connection.close()
@@ -759,9 +552,9 @@ def run_wrk(script: Path, base: str, target: Target, connections: int, seconds: 
     celery_before = celery.cpu_seconds() if celery is not None else 0.0
     children_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     self_before = time.process_time()
-    machine_before = machine_busy_seconds()
+    machine_before = harness.machine_busy_seconds()
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=seconds + 120)
-    machine = machine_busy_seconds() - machine_before
+    machine = harness.machine_busy_seconds() - machine_before
     children_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     gunicorn_cpu = server.cpu_seconds() - gunicorn_before
     celery_cpu = celery.cpu_seconds() - celery_before if celery is not None else 0.0
@@ -770,7 +563,7 @@ def run_wrk(script: Path, base: str, target: Target, connections: int, seconds: 
     (log_dir / f"wrk-{label}.txt").write_text(" ".join(command) + "\n\n" + done.stdout + "\n" + done.stderr)
     if done.returncode != 0:
         raise SystemExit(f"wrk failed ({done.returncode}): {done.stderr}\n{done.stdout}")
-    data = tagged_json(done.stdout, "LOADJSON")
+    data = harness.tagged_json(done.stdout, "LOADJSON")
     rps_match = RPS.search(done.stdout)
     transfer = TRANSFER.search(done.stdout)
     scale = {"B": 1e-6, "KB": 1 / 1024, "MB": 1.0, "GB": 1024.0}
@@ -861,7 +654,7 @@ def measure(setup: Setup, server: Gunicorn, backends: BackendCpu, target: Target
 def start_server(config: GunicornConfig, setup: Setup, tag: str) -> Gunicorn:
     server = Gunicorn(config, setup.env, setup.log_dir / f"gunicorn-{tag}.log")
     try:
-        server.wait_ready(Api(server.base, setup.token))
+        server.wait_ready(https_api(server.base, setup.token))
     except BaseException:
         server.stop()
         raise
@@ -935,7 +728,7 @@ class RssSampler(threading.Thread):
         self.start_time = time.monotonic()
 
     def sample(self) -> None:
-        workers = {pid: kib for pid in self.server.workers() if (kib := rss_kib(pid)) is not None}
+        workers = {pid: kib for pid in self.server.workers() if (kib := harness.rss_kib(pid)) is not None}
         self.samples.append((time.monotonic() - self.start_time, workers))
 
     def run(self) -> None:
@@ -1094,7 +887,7 @@ def profile_timeline(setup: Setup, runs: int, server: Gunicorn | None, backends:
     log(f"profile: {runs} timeline requests through the test client, then cProfile")
     env = {**setup.env, "LOAD_PROFILE_PATH": target.path, "LOAD_PROFILE_RUNS": str(runs),
            "LOAD_PROFILE_HAND": str(setup.hand), "LOAD_TOKEN": setup.token, "LOAD_ACCEPT_GZIP": "1" if setup.gzip else ""}
-    data = tagged_json(manage("shell", "-c", PROFILE_CODE, env=env, timeout=1800), "PROFILE")
+    data = harness.tagged_json(harness.manage("shell", "-c", PROFILE_CODE, env=env, timeout=1800), "PROFILE")
     one = None
     if server is not None:
         one = measure(setup, server, backends, target, 1, seconds, 2.0, 1, "timeline-1c")
@@ -1142,16 +935,27 @@ class Report:
 
 
 def render(report: Report) -> str:
+    out = [*render_header(report), *render_trials(report), *render_figures(report)]
+    if report.soak is not None:
+        out.extend(render_soak(report.soak))
+    if report.profile is not None:
+        out.extend(render_profile(report.profile, report.setup))
+    out.extend(render_errors(report))
+    return "\n".join(out)
+
+
+def render_header(report: Report) -> list[str]:
+    """The run's title and what it ran on, with what and how."""
     out: list[str] = []
     args = report.args
     setup = report.setup
-    dirty = git("status", "--porcelain")
+    dirty = harness.git("status", "--porcelain")
     out.append(f"## Load run (bench/load.py), {report.started} to {report.finished} UTC")
     out.append("")
     if report.aborted:
         out.append(f"**The run stopped early**: {report.aborted}")
         out.append("")
-    commit = git("rev-parse", "--short", "HEAD")
+    commit = harness.git("rev-parse", "--short", "HEAD")
     out.append((f"- commit `{commit}`" if commit else f"- code: {ROOT} (not a git checkout)")
                + (f" with {len(dirty.splitlines())} uncommitted paths in the tree (shared working tree)"
                   if dirty else ""))
@@ -1177,6 +981,13 @@ def render(report: Report) -> str:
     out.append("- other CPU: machine busy time less gunicorn's, wrk's, the bench database's backends', any Celery "
                "worker's and the bench's own, in cores (of 2): other engineers' work on the machine")
     out.append("")
+    return out
+
+
+def render_trials(report: Report) -> list[str]:
+    """The gunicorn configurations tried, when there were several."""
+    out: list[str] = []
+    args = report.args
     if len(report.trials) > 1:
         out.append(f"### gunicorn configurations tried ({args.trial_duration:g} s each, "
                    f"{max(args.connections)} connections)")
@@ -1192,6 +1003,13 @@ def render(report: Report) -> str:
                        f"{fmt(li.cpu_ms_per_request)} | {t.errors + li.errors} | "
                        f"{fmt((t.other_cores + li.other_cores) / 2, 2)} |")
         out.append("")
+    return out
+
+
+def render_figures(report: Report) -> list[str]:
+    """Each target at each connection count, and the aim's verdict."""
+    out: list[str] = []
+    setup = report.setup
     if report.results:
         out.append(f"### Figures (gunicorn {report.chosen.label})")
         out.append("")
@@ -1213,10 +1031,12 @@ def render(report: Report) -> str:
                        f"{1000 * (os.cpu_count() or 1) / needed:.2f} ms of CPU a request on {os.cpu_count()} cores "
                        f"(shared with wrk); the timeline costs {fmt(aim[0].cpu_ms_per_request)} ms of service CPU.")
             out.append("")
-    if report.soak is not None:
-        out.extend(render_soak(report.soak))
-    if report.profile is not None:
-        out.extend(render_profile(report.profile, setup))
+    return out
+
+
+def render_errors(report: Report) -> list[str]:
+    """Answers that were not 2xx, and what gunicorn's log told of errors."""
+    out: list[str] = []
     problems = [(r.target, r.connections, p) for r in report.results for p in r.problems]
     problems += [("trial " + t.config.label, r.connections, p) for t in report.trials for r in t.results.values()
                  for p in r.problems]
@@ -1237,7 +1057,7 @@ def render(report: Report) -> str:
         out.append(problem)
         out.append("```")
     out.append("")
-    return "\n".join(out)
+    return out
 
 
 def render_soak(result: SoakResult) -> list[str]:
@@ -1390,117 +1210,155 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(argv)
-    started = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M")
+def make_work_dir() -> Path:
+    """A new directory for the run's scripts (``lua/``), logs (``logs/``) and records."""
     work_dir = Path(tempfile.mkdtemp(prefix="bench-load-"))
-    log_dir = work_dir / "logs"
-    scripts_dir = work_dir / "lua"
-    log_dir.mkdir()
-    scripts_dir.mkdir()
+    (work_dir / "logs").mkdir()
+    (work_dir / "lua").mkdir()
     log(f"work directory (scripts, logs, wrk outputs): {work_dir}")
-    secret_key = secrets.token_urlsafe(48)
-    info = versions()
+    return work_dir
 
+
+def play_records(args: argparse.Namespace, work_dir: Path) -> tuple[list[harness.Played], list[Path]]:
+    """The matches to seed, and the upload mix's records written to files (wrk reads them)."""
     log(f"self-play: {args.matches} matches of {args.hands_per_match} hands, {UPLOAD_RECORDS} for the upload mix")
     played = generate(0, args.matches, args.hands_per_match)
-    uploads = generate(UPLOAD_SEED_BASE, UPLOAD_RECORDS, args.hands_per_match)
     upload_files = []
-    for p in uploads:
+    for p in generate(UPLOAD_SEED_BASE, UPLOAD_RECORDS, args.hands_per_match):
         path = work_dir / p.name
         path.write_text(p.text)
         upload_files.append(path)
-    chosen_record, hand = closest_hand(played, args.plies)
+    return played, upload_files
 
-    info["postgresql"] = reset_database(DB_NAME)
-    info["redis"] = flush_redis()
-    seed_env = service_env(secret_key, broker=False)
-    web_env = service_env(secret_key, broker=True)
+
+def seed_database(args: argparse.Namespace, played: Sequence[harness.Played], work_dir: Path, secret_key: str,
+                  info: dict[str, str]) -> Seeded:
+    """The bench database recreated, migrated and seeded with ``played`` (jobs run inline);
+    the servers' versions go into ``info``."""
+    info["postgresql"] = harness.reset_database(DB_NAME)
+    info["redis"] = harness.flush_redis(REDIS_URL)
+    seed_env = load_env(secret_key, broker=False)
     log(f"migrate {DB_NAME}")
-    manage("migrate", "--noinput", env=seed_env)
+    harness.manage("migrate", "--noinput", env=seed_env)
     log(f"seeding {len(played)} matches in {args.seed_jobs} shells (verify and analysis inline)")
     seeded = seed(played, work_dir, seed_env, max(1, args.seed_jobs))
     log(f"seeded in {seeded.seconds:.0f} s")
-    match_id = seeded.ids[chosen_record.name]
+    return seeded
 
-    backends = BackendCpu()
-    workers: CeleryWorkers | None = None
-    setup = Setup(seeded.token, match_id, hand, chosen_record.actions[hand - 1], chosen_record.variant,
-                  chosen_record.players, 0, 0, make_targets(match_id, hand, chosen_record.actions[hand - 1],
-                                                            args.upload_share),
-                  upload_files, scripts_dir, log_dir, web_env, secrets.token_hex(4), gzip=not args.no_gzip)
-    report = Report(args, info, seeded, setup, {}, [], args.configs[0], [], None, None, started)
+
+def make_setup(args: argparse.Namespace, seeded: Seeded, played: Sequence[harness.Played], upload_files: list[Path],
+               work_dir: Path, web_env: dict[str, str]) -> Setup:
+    """What every measurement uses: the chosen hand's match and targets, the token, the files."""
+    chosen_record, hand = closest_hand(played, args.plies)
+    match_id = seeded.ids[chosen_record.name]
+    plies = chosen_record.actions[hand - 1]
+    return Setup(seeded.token, match_id, hand, plies, chosen_record.variant, chosen_record.players, 0, 0,
+                 make_targets(match_id, hand, plies, args.upload_share), upload_files, work_dir / "lua",
+                 work_dir / "logs", web_env, secrets.token_hex(4), gzip=not args.no_gzip)
+
+
+def check_service(setup: Setup, report: Report) -> None:
+    """Checks over HTTP before anything is measured: the jobs are done, the hand is what was
+    chosen, every read answers 200; the match's findings and the timeline's size go into ``setup``."""
+    server = start_server(report.args.configs[0], setup, "check")
     try:
-        # Checks over HTTP before anything is measured: the jobs are done, the hand is what was chosen.
-        server = start_server(args.configs[0], setup, "check")
+        api = https_api(server.base, setup.token)
+        report.jobs = check_jobs_done(api, report.seeded.matches)
+        detail = api.get(f"/api/matches/{setup.match_id}/")
+        hand_info = detail["hands"][setup.hand - 1]
+        if detail["status"] != "verified" or detail["analysis"]["status"] != "done" \
+                or hand_info["actions"] != setup.plies:
+            raise SystemExit(f"match {setup.match_id} is not as seeded: {detail['status']}, {detail['analysis']}, "
+                             f"hand {setup.hand} has {hand_info['actions']} actions (expected {setup.plies})")
+        setup.findings = int(api.get(setup.targets["findings"].path)["count"])
+        code, body = api.request("GET", setup.targets["timeline"].path)
+        if code != 200:
+            raise SystemExit(f"GET {setup.targets['timeline'].path}: {code} {body[:500]!r}")
+        setup.timeline_bytes = len(body)
+        for name, target in setup.targets.items():
+            if not target.schedule and api.request("GET", target.path)[0] != 200:
+                raise SystemExit(f"GET {target.path} ({name}) does not answer 200")
+    finally:
+        server.stop()
+    log(f"timeline hand: match {setup.match_id} hand {setup.hand}, {setup.plies} plies, "
+        f"{setup.timeline_bytes:,} bytes")
+
+
+def measure_all(args: argparse.Namespace, setup: Setup, backends: BackendCpu, report: Report) -> None:
+    """The trials, the targets at each connection count, the profile and the soak, into ``report``."""
+    top = max(args.connections)
+    if len(args.configs) > 1:
+        report.trials = try_configs(args.configs, setup, backends, top, args.trial_duration, args.warmup,
+                                    args.threads)
+        report.chosen = best_trial(report.trials).config
+        log(f"chosen: gunicorn {report.chosen.label}")
+
+    if args.target_names:
+        server = start_server(report.chosen, setup, "measure")
         try:
-            api = Api(server.base, setup.token)
-            report.jobs = check_jobs_done(api, seeded.matches)
-            detail = api.get(f"/api/matches/{match_id}/")
-            hand_info = detail["hands"][hand - 1]
-            if detail["status"] != "verified" or detail["analysis"]["status"] != "done" \
-                    or hand_info["actions"] != setup.plies:
-                raise SystemExit(f"match {match_id} is not as seeded: {detail['status']}, {detail['analysis']}, "
-                                 f"hand {hand} has {hand_info['actions']} actions (expected {setup.plies})")
-            setup.findings = int(api.get(setup.targets["findings"].path)["count"])
-            code, body = api.call(setup.targets["timeline"].path)
-            if code != 200:
-                raise SystemExit(f"GET {setup.targets['timeline'].path}: {code} {body[:500]!r}")
-            setup.timeline_bytes = len(body)
-            for name, target in setup.targets.items():
-                if not target.schedule and api.call(target.path)[0] != 200:
-                    raise SystemExit(f"GET {target.path} ({name}) does not answer 200")
+            for name in args.target_names:
+                for connections in args.connections:
+                    report.results.append(measure(setup, server, backends, setup.targets[name], connections,
+                                                  args.duration, args.warmup, args.threads,
+                                                  f"{name}-{connections}c"))
+            if args.profile_runs:
+                report.profile = profile_timeline(setup, args.profile_runs, server, backends,
+                                                  min(args.duration, 10.0), args.threads)
         finally:
             server.stop()
-        log(f"timeline hand: match {match_id} hand {hand}, {setup.plies} plies, {setup.timeline_bytes:,} bytes")
+    elif args.profile_runs:
+        report.profile = profile_timeline(setup, args.profile_runs, None, backends, 0.0, args.threads)
 
+    if args.soak > 0:
+        report.soak = soak(report.chosen, setup, backends, args.soak, args.soak_connections or top, args.threads)
+
+
+def clean_up(args: argparse.Namespace, setup: Setup, backends: BackendCpu) -> None:
+    """Workers stopped, the broker flushed and the database dropped (``--keep-db``: kept)."""
+    if setup.celery is not None:
+        setup.celery.stop()
+    backends.close()
+    try:
+        harness.flush_redis(REDIS_URL)
+        if not args.keep_db:
+            harness.drop_database(DB_NAME)
+    except Exception as error:  # noqa: BLE001 - cleanup must not hide the run's own error
+        log(f"cleanup: {type(error).__name__}: {error}")
+
+
+def write_report(args: argparse.Namespace, report: Report) -> None:
+    """The report printed (and written to ``--markdown``), also after an error: it keeps what was measured."""
+    if report.results or report.trials or not report.aborted:
+        report.finished = dt.datetime.now(dt.UTC).strftime("%H:%M")
+        text = render(report)
+        print(text)
+        if args.markdown is not None:
+            args.markdown.write_text(text)
+            log(f"written to {args.markdown}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    started = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M")
+    work_dir = make_work_dir()
+    secret_key = secrets.token_urlsafe(48)
+    info = versions()
+    played, upload_files = play_records(args, work_dir)
+    seeded = seed_database(args, played, work_dir, secret_key, info)
+    backends = BackendCpu()
+    setup = make_setup(args, seeded, played, upload_files, work_dir, load_env(secret_key, broker=True))
+    report = Report(args, info, seeded, setup, {}, [], args.configs[0], [], None, None, started)
+    try:
+        check_service(setup, report)
         if args.celery_workers:
-            workers = setup.celery = CeleryWorkers(args.celery_workers, web_env, log_dir)
-        top = max(args.connections)
-        if len(args.configs) > 1:
-            report.trials = try_configs(args.configs, setup, backends, top, args.trial_duration, args.warmup,
-                                        args.threads)
-            report.chosen = best_trial(report.trials).config
-            log(f"chosen: gunicorn {report.chosen.label}")
-
-        if args.target_names:
-            server = start_server(report.chosen, setup, "measure")
-            try:
-                for name in args.target_names:
-                    for connections in args.connections:
-                        report.results.append(measure(setup, server, backends, setup.targets[name], connections,
-                                                      args.duration, args.warmup, args.threads,
-                                                      f"{name}-{connections}c"))
-                if args.profile_runs:
-                    report.profile = profile_timeline(setup, args.profile_runs, server, backends,
-                                                      min(args.duration, 10.0), args.threads)
-            finally:
-                server.stop()
-        elif args.profile_runs:
-            report.profile = profile_timeline(setup, args.profile_runs, None, backends, 0.0, args.threads)
-
-        if args.soak > 0:
-            report.soak = soak(report.chosen, setup, backends, args.soak, args.soak_connections or top, args.threads)
+            setup.celery = CeleryWorkers(args.celery_workers, setup.env, setup.log_dir)
+        measure_all(args, setup, backends, report)
     except (Exception, SystemExit, KeyboardInterrupt) as error:
         report.aborted = f"{type(error).__name__}: {str(error)[:2000]}"
         raise
     finally:
-        if workers is not None:
-            workers.stop()
-        backends.close()
-        try:
-            flush_redis()
-            if not args.keep_db:
-                drop_database(DB_NAME)
-        except Exception as error:  # noqa: BLE001 - cleanup must not hide the run's own error
-            log(f"cleanup: {type(error).__name__}: {error}")
-        if report.results or report.trials or not report.aborted:  # a partial report keeps what was measured
-            report.finished = dt.datetime.now(dt.UTC).strftime("%H:%M")
-            text = render(report)
-            print(text)
-            if args.markdown is not None:
-                args.markdown.write_text(text)
-                log(f"written to {args.markdown}")
+        clean_up(args, setup, backends)
+        write_report(args, report)
 
 
 if __name__ == "__main__":
