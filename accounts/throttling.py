@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from apikit.throttling import CountedThrottle, SettingsRateThrottle
 
 from .usernames import lookalike_key
@@ -25,8 +27,10 @@ class SignupThrottle(SettingsRateThrottle):
 
 
 def _account_failures(username: str) -> CountedThrottle:
-    # By look-alike key: the same account under another case or width is counted as one.
-    return CountedThrottle("login-failures", lookalike_key(username.strip())[:200])
+    # By look-alike key (the same account under another case or width is counted as one),
+    # hashed: a cache key holds no spaces or control characters, whatever was typed.
+    key = lookalike_key(username.strip()).encode("utf-8", "surrogatepass")
+    return CountedThrottle("login-failures", hashlib.sha256(key).hexdigest())
 
 
 def account_locked_for(username: str) -> int | None:

@@ -79,9 +79,9 @@ class HandFindingsApi(APIView):
         parameters=[FindingFilterSerializer, SHARE_PARAMETER],
         responses={200: FINDINGS_RESPONSE, **errors(*ANY, 404)},
     )
-    def get(self, request: Request, match_id: int, number: int) -> Response:
+    def get(self, request: Request, match_id: int, hand: int) -> Response:
         match = readable_match(request, match_id)
-        hand = hand_number(match, number)
+        hand = hand_number(match, hand)
         findings = selectors.findings_of(match=match, hand=hand, **_filters(request))
         data = FindingSerializer(findings, many=True).data
         return Response(

@@ -4,6 +4,6 @@ from . import api
 
 urlpatterns = [
     path("matches/<int:match_id>/findings/", api.MatchFindingsApi.as_view(), name="api-match-findings"),
-    path("matches/<int:match_id>/hands/<int:number>/findings/", api.HandFindingsApi.as_view(), name="api-hand-findings"),
+    path("matches/<int:match_id>/hands/<int:hand>/findings/", api.HandFindingsApi.as_view(), name="api-hand-findings"),
     path("players/<str:name>/summary/", api.PlayerSummaryApi.as_view(), name="api-player-summary"),
 ]

@@ -93,11 +93,20 @@ def _error_response(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(detail, dict) and "detail" in detail:
         message, extra = str(detail["detail"]), {k: v for k, v in detail.items() if k != "detail"}
     elif isinstance(detail, dict):
-        message, extra = f"the request is not valid: {first_problem(detail)}", {"fields": detail}
+        message, extra = f"the request is not valid: {first_problem(detail)}", {"fields": _as_lists(detail)}
     else:
         message, extra = str(detail), {}
     response.data = {"message": message, "extra": extra}
     return response
+
+
+def _as_lists(fields: dict[str, Any]) -> dict[str, Any]:
+    """Each field's errors as a list of sentences (a nested field's: its own fields'), whatever
+    shape the raiser gave: a client reads one shape."""
+    return {
+        key: _as_lists(value) if isinstance(value, dict) else list(value) if isinstance(value, list) else [value]
+        for key, value in fields.items()
+    }
 
 
 def first_problem(detail: Any, path: str = "") -> str:

@@ -35,3 +35,13 @@ def filter_parameters(filterset_class: Any) -> list[OpenApiParameter]:
         description = str(field.help_text or declared.label or name)
         parameters.append(OpenApiParameter(name, _schema_of(field), OpenApiParameter.QUERY, description=description))
     return parameters
+
+
+def refuse_empty(query: Any, filterset_class: Any) -> None:
+    """A filter given empty (``?variant=``) is a 400 in the API, as its schema says: a page's
+    form sends empties for "any", an API client leaves the parameter out."""
+    from rest_framework import exceptions
+
+    empty = [name for name in filterset_class.base_filters if name in query and query.get(name) == ""]
+    if empty:
+        raise exceptions.ValidationError({name: ["give a value, or leave the parameter out"] for name in empty})

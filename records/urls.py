@@ -2,7 +2,7 @@ from django.urls import path
 
 from .api import hands, matches, progress, sharing
 
-HAND = "matches/<int:match_id>/hands/<int:number>/"
+HAND = "matches/<int:match_id>/hands/<int:hand>/"
 
 urlpatterns = [
     path("matches/", matches.MatchListApi.as_view(), name="api-match-list"),

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apikit.errors import ANY, RETRY_AFTER, errors
-from apikit.paging import PAGE_PARAMETERS, paged, paged_schema
+from apikit.paging import page_parameters, paged, paged_schema
 from records.api.access import (
     RECORD_FORMATS,
     RECORD_RENDERERS,
@@ -142,18 +142,25 @@ def _detail(review: Review) -> dict[str, Any]:
 # --- views ---------------------------------------------------------------------------
 
 
+# The lists' orders (?ordering=), their first by default.
+REVIEW_ORDERINGS = {"created_at": ("created_at", "id"), "-created_at": ("-created_at", "-id"),
+                    "-updated_at": ("-updated_at", "-id")}
+COMMENT_ORDERINGS = {"hand": ("hand", "ply", "id"), "created_at": ("created_at", "id"),
+                     "-created_at": ("-created_at", "-id")}
+
+
 class ReviewListApi(APIView):
     throttle_classes = [ReviewWriteThrottle]
 
     @extend_schema(
         summary="A match's coaching reviews (whoever may read the match), paged",
         operation_id="matches_reviews_list",  # a list: not matches_reviews_retrieve, which is one review's
-        parameters=[SHARE_PARAMETER, *PAGE_PARAMETERS],
+        parameters=[SHARE_PARAMETER, *page_parameters(list(REVIEW_ORDERINGS))],
         responses={200: paged_schema("PaginatedReviewList", ReviewSerializer(many=True)), **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int) -> Response:
         match = readable_match(request, match_id)
-        return paged(request, selectors.reviews_of(match=match).order_by("created_at", "id"), ReviewSerializer, self)
+        return paged(request, selectors.reviews_of(match=match), ReviewSerializer, self, orderings=REVIEW_ORDERINGS)
 
     @extend_schema(
         summary="Start a review (the owner, or a coach the match is shared with), or get one's open review",
@@ -217,14 +224,15 @@ class CommentListApi(APIView):
     @extend_schema(
         summary="A review's comments in hand and ply order, each with its thread, paged",
         operation_id="matches_reviews_comments_list",
-        parameters=[CommentFilterSerializer, SHARE_PARAMETER, *PAGE_PARAMETERS],
+        parameters=[CommentFilterSerializer, SHARE_PARAMETER, *page_parameters(list(COMMENT_ORDERINGS))],
         responses={200: paged_schema("PaginatedCommentList", CommentSerializer(many=True)), **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int, review_id: int) -> Response:
         review = _review(readable_match(request, match_id), review_id)
         filters = CommentFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        return paged(request, selectors.comments_of(review=review, **filters.validated_data), CommentSerializer, self)
+        return paged(request, selectors.comments_of(review=review, **filters.validated_data), CommentSerializer, self,
+                     orderings=COMMENT_ORDERINGS)
 
     @extend_schema(
         summary="Comment on a ply (the review's author, while the review is not finished)",

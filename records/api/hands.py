@@ -33,23 +33,23 @@ class HandTimelineApi(APIView):
         parameters=[SHARE_PARAMETER],
         responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404, 409)},
     )
-    def get(self, request: Request, match_id: int, number: int) -> HttpResponse:
+    def get(self, request: Request, match_id: int, hand: int) -> HttpResponse:
         match = readable_match(request, match_id)
-        timeline = selectors.hand_timeline(match=match, number=hand_number(match, number))
+        timeline = selectors.hand_timeline(match=match, number=hand_number(match, hand))
         # The stored answer as it is: no replay, no JSON encoding (records/timelines.py).
-        return stored_json(request, timeline.gzipped, etag=f'"{match.sha256[:24]}-{services.ENGINE_VERSION}-{number}"')
+        return stored_json(request, timeline.gzipped, etag=f'"{match.sha256[:24]}-{services.ENGINE_VERSION}-{hand}"')
 
 
 class HandStateApi(APIView):
     @extend_schema(summary="The table after a number of actions (one timeline entry)", parameters=[SHARE_PARAMETER],
                    responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404, 409)})
-    def get(self, request: Request, match_id: int, number: int, ply: int) -> HttpResponse:
+    def get(self, request: Request, match_id: int, hand: int, ply: int) -> HttpResponse:
         match = readable_match(request, match_id)
-        plies = selectors.hand_plies(match=match, number=hand_number(match, number))
+        plies = selectors.hand_plies(match=match, number=hand_number(match, hand))
         if not 0 <= ply <= plies:
-            raise exceptions.NotFound(f"hand {number} has plies 0 to {plies}")
-        state = selectors.hand_state_json(match=match, number=number, ply=ply)
-        body = b'{"match":%d,"hand":%d,"state":%s}' % (match.pk, number, state)
+            raise exceptions.NotFound(f"hand {hand} has plies 0 to {plies}")
+        state = selectors.hand_state_json(match=match, number=hand, ply=ply)
+        body = b'{"match":%d,"hand":%d,"state":%s}' % (match.pk, hand, state)
         return HttpResponse(body, content_type="application/json")
 
 
@@ -111,9 +111,9 @@ class HandTryApi(APIView):
         request=TryInputSerializer,
         responses={200: TRY_RESPONSE, **errors(*ANY, 403, 404, 409, 415, 429)},
     )
-    def post(self, request: Request, match_id: int, number: int) -> Response:
+    def post(self, request: Request, match_id: int, hand: int) -> Response:
         match = readable_match(request, match_id)
-        hand = hand_number(match, number)
+        hand = hand_number(match, hand)
         given = TryInputSerializer(data=request.data)
         given.is_valid(raise_exception=True)
         ply, actions = given.validated_data["ply"], given.validated_data["actions"]

@@ -11,13 +11,13 @@ from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, parsers, serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apikit.errors import ANY, RETRY_AFTER, errors
-from apikit.filtering import filter_parameters
+from apikit.filtering import filter_parameters, refuse_empty
+from apikit.paging import page_parameters, paged, paged_schema
 from records import selectors, services, throttling
 from records.filters import MatchFilter
 from records.models import Match
@@ -32,8 +32,6 @@ from .access import (
     record_answer,
 )
 from .serializers import (
-    PAGE_PARAMETER,
-    PAGINATED_MATCHES,
     MatchDetailSerializer,
     MatchSummarySerializer,
 )
@@ -76,6 +74,14 @@ ACCEPTED_HEADERS = [
 ]
 
 
+# The list's orders (?ordering=), the newest upload first by default; ties by id.
+MATCH_ORDERINGS = {
+    "-created_at": ("-created_at", "-id"), "created_at": ("created_at", "id"),
+    "-played_on": ("-played_on", "-id"), "played_on": ("played_on", "id"),
+    "variant": ("variant", "-created_at", "-id"), "id": ("id",), "-id": ("-id",),
+}
+
+
 class MatchListApi(APIView):
     # What the upload reads, as the schema says; and curl's default form body, read as the record.
     parser_classes = [parsers.MultiPartParser, TomlRecordParser, JsonRecordParser, FormRecordParser]
@@ -84,17 +90,17 @@ class MatchListApi(APIView):
     @extend_schema(
         summary="List matches you may read",
         operation_id="matches_list",  # not matches_retrieve: that is one match's (GET /api/matches/{id}/)
-        parameters=[*filter_parameters(MatchFilter), PAGE_PARAMETER],  # the page's filters too
-        responses={200: PAGINATED_MATCHES, **errors(*ANY, 404)},
+        parameters=[*filter_parameters(MatchFilter), *page_parameters(list(MATCH_ORDERINGS))],  # the page's filters too
+        responses={200: paged_schema("PaginatedMatchSummaryList", MatchSummarySerializer(many=True)),
+                   **errors(*ANY)},
     )
     def get(self, request: Request) -> Response:
+        refuse_empty(request.query_params, MatchFilter)
         filters = MatchFilter(request.query_params, user=request.user)
         if not filters.is_valid():
             raise exceptions.ValidationError(filters.errors)
         matches = selectors.match_list(user=request.user, filters=filters)
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(matches, request, view=self)
-        return paginator.get_paginated_response(MatchSummarySerializer(page, many=True).data)
+        return paged(request, matches, MatchSummarySerializer, self, orderings=MATCH_ORDERINGS)
 
     @extend_schema(
         summary="Upload records",

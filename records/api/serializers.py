@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema_field,
-    inline_serializer,
 )
 from rest_framework import serializers
 
@@ -126,17 +124,3 @@ class MatchDetailSerializer(MatchSummarySerializer):
         if request is None:
             return {"read": True, "manage": False, "review": False}
         return permissions.abilities(request.user, match, request.query_params.get("share"))
-
-
-PAGINATED_MATCHES = inline_serializer(
-    "PaginatedMatchSummaryList",
-    {
-        "count": serializers.IntegerField(),
-        "next": serializers.URLField(allow_null=True),
-        "previous": serializers.URLField(allow_null=True),
-        "results": MatchSummarySerializer(many=True),
-    },
-)
-PAGE_PARAMETER = OpenApiParameter(
-    "page", {"type": "integer", "minimum": 1}, description="page number, from 1 (50 per page); past the last: 404"
-)

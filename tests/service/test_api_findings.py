@@ -182,7 +182,7 @@ def test_the_schema_describes_the_analysis_endpoints(anonymous_api: APIClient) -
     import yaml
 
     schema = yaml.safe_load(anonymous_api.get("/api/schema/").content)
-    for path in ("/api/matches/{match_id}/findings/", "/api/matches/{match_id}/hands/{number}/findings/",
+    for path in ("/api/matches/{match_id}/findings/", "/api/matches/{match_id}/hands/{hand}/findings/",
                  "/api/players/{name}/summary/"):
         assert set(schema["paths"][path]) >= {"get"}, path
     findings = schema["paths"]["/api/matches/{match_id}/findings/"]["get"]

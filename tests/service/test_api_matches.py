@@ -165,8 +165,10 @@ def test_it_pages_the_list_with_count_and_next(owner_api: APIClient) -> None:
     assert seen == sorted(seen, reverse=True)  # newest first, stable across pages
 
     beyond = owner_api.get("/api/matches/", {"page": 9})
-    assert beyond.status_code == 404
-    assert set(beyond.json()) == {"message", "extra"}
+    assert beyond.status_code == 400  # a page that does not exist is a bad parameter
+    assert set(beyond.json()) == {"message", "extra"} and beyond.json()["extra"]["fields"]["page"]
+    sized = owner_api.get("/api/matches/", {"mine": "true", "page_size": 53, "ordering": "id"}).json()
+    assert [m["id"] for m in sized["results"]] == sorted(stored) and sized["next"] is None
 
 
 def test_it_counts_a_match_shared_and_public_once(

@@ -24,10 +24,12 @@ ENDPOINTS = {
     "/api/matches/{match_id}/report/": {"get"},
     "/api/matches/{match_id}/brn/": {"get"},
     "/api/matches/{match_id}/share-link/": {"post", "delete"},
-    "/api/matches/{match_id}/shared-with/": {"post", "delete"},
-    "/api/matches/{match_id}/hands/{number}/timeline/": {"get"},
-    "/api/matches/{match_id}/hands/{number}/states/{ply}/": {"get"},
-    "/api/matches/{match_id}/hands/{number}/try/": {"post"},
+    "/api/matches/{match_id}/share-link/rotate/": {"post"},
+    "/api/matches/{match_id}/shared-with/": {"post"},
+    "/api/matches/{match_id}/shared-with/{username}/": {"delete"},
+    "/api/matches/{match_id}/hands/{hand}/timeline/": {"get"},
+    "/api/matches/{match_id}/hands/{hand}/states/{ply}/": {"get"},
+    "/api/matches/{match_id}/hands/{hand}/try/": {"post"},
     "/api/batches/{batch_id}/": {"get"},
     "/api/status/": {"get"},
 }
@@ -177,8 +179,8 @@ def test_it_documents_the_share_parameter_on_every_read(schema: dict[str, Any]) 
         "/api/matches/{match_id}/",
         "/api/matches/{match_id}/report/",
         "/api/matches/{match_id}/brn/",
-        "/api/matches/{match_id}/hands/{number}/timeline/",
-        "/api/matches/{match_id}/hands/{number}/states/{ply}/",
+        "/api/matches/{match_id}/hands/{hand}/timeline/",
+        "/api/matches/{match_id}/hands/{hand}/states/{ply}/",
     ):
         assert ("share", "query") in parameters(schema, path, "get"), path
 
@@ -257,10 +259,14 @@ def test_it_documents_retry_after_on_every_429(schema: dict[str, Any]) -> None:
         assert header["schema"]["type"] == "integer" and header["required"] is True
 
 
-def test_it_documents_the_page_past_the_last_as_a_404(schema: dict[str, Any], owner_api: APIClient) -> None:
+def test_it_documents_the_page_past_the_last_as_a_400(schema: dict[str, Any], owner_api: APIClient) -> None:
     assert parameters(schema, "/api/matches/", "get")[("page", "query")]["schema"]["minimum"] == 1
-    response = owner_api.get("/api/matches/", {"page": 2})
-    assert response.status_code == 404 and "404" in operation(schema, "/api/matches/", "get")["responses"]
+    for page in (2, 0, "x"):
+        response = owner_api.get("/api/matches/", {"page": page})
+        assert response.status_code == 400 and response.json()["extra"]["fields"]["page"], page
+    assert "400" in operation(schema, "/api/matches/", "get")["responses"]
+    assert owner_api.get("/api/matches/", {"page_size": 0}).status_code == 400
+    assert owner_api.get("/api/matches/", {"ordering": "owner"}).status_code == 400
 
 
 @pytest.mark.parametrize("component", ["SignupInput", "ShareWith"])

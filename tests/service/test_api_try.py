@@ -150,6 +150,6 @@ def test_it_is_in_the_openapi_schema(anonymous_api: APIClient) -> None:
     import yaml
 
     schema = yaml.safe_load(anonymous_api.get("/api/schema/").content)
-    operation = schema["paths"]["/api/matches/{match_id}/hands/{number}/try/"]["post"]
+    operation = schema["paths"]["/api/matches/{match_id}/hands/{hand}/try/"]["post"]
     assert {"200", "400", "404", "409"} <= set(operation["responses"])
     assert "application/json" in operation["requestBody"]["content"]

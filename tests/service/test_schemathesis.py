@@ -117,11 +117,11 @@ def _real_ids(data: Data, label: str, parameters: dict[str, Any] | None) -> dict
         pool = data.disposable if label == "DELETE /api/matches/{match_id}/" else data.matches
         out["match_id"] = _pick(pool, out["match_id"])
     match_id = out.get("match_id")
-    if "number" in out and not _kept(out["number"]):
-        out["number"] = 1 + out["number"] % data.hands.get(match_id, 2)
-    number = out.get("number")
+    if "hand" in out and not _kept(out["hand"]):
+        out["hand"] = 1 + out["hand"] % data.hands.get(match_id, 2)
+    hand = out.get("hand")
     if "ply" in out and not _kept(out["ply"]):
-        out["ply"] = out["ply"] % (data.plies.get((match_id, number), 40) + 2)  # past the last one at times
+        out["ply"] = out["ply"] % (data.plies.get((match_id, hand), 40) + 2)  # past the last one at times
     for name, pool in (("review_id", data.reviews), ("comment_id", data.comments), ("batch_id", data.batches)):
         if name in out and not _kept(out[name]):
             out[name] = _pick(pool, out[name])
@@ -129,6 +129,8 @@ def _real_ids(data: Data, label: str, parameters: dict[str, Any] | None) -> dict
                 out["match_id"] = data.reviewed  # the review's own match, or every request is a 404
     if "name" in out and isinstance(out["name"], str) and len(out["name"]) % 3:
         out["name"] = _pick(data.players, out["name"])
+    if "username" in out and isinstance(out["username"], str) and len(out["username"]) % 3:
+        out["username"] = _pick(data.usernames, out["username"])
     return out
 
 
