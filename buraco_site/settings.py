@@ -264,6 +264,10 @@ BURACO_SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", "60"))
 # verification apart from analysis, so that an analysis never holds back anyone's verdict.
 BURACO_EMBEDDED_LANES = (("interactive", "bulk", "reverify"), ("analysis",))
 BURACO_EMBEDDED_POLL_SECONDS = float(os.environ.get("EMBEDDED_POLL_SECONDS", "1"))
+# A batch's event stream (GET /api/batches/{id}/events/): how often it looks, how long it lasts
+# before the client reconnects (it holds a web worker meanwhile).
+BURACO_EVENTS_POLL_SECONDS = float(os.environ.get("EVENTS_POLL_SECONDS", "1"))
+BURACO_EVENTS_MAX_SECONDS = float(os.environ.get("EVENTS_MAX_SECONDS", "600"))
 # The sweep runs under Celery beat: one beat per site (`make worker` embeds one with -B).
 CELERY_BEAT_SCHEDULE = {
     "sweep-stranded-jobs": {

@@ -245,6 +245,27 @@ def batch_progress(*, batch: Batch) -> dict[str, Any]:
     }
 
 
+def batch_events(*, batch: Batch) -> list[dict[str, Any]]:
+    """What has finished in a batch, in the order it finished: each verdict (``verify``) and
+    each analysis (``analyze``) of its matches, ``{"event", "match", "status"}`` (status
+    ``verified``, ``invalid`` or ``failed`` for a verdict; ``done`` or ``failed`` for an
+    analysis). A job done again (a reverify) counts where it finished last."""
+    finished = (
+        Job.objects.filter(match__batch=batch, kind__in=(Job.Kind.VERIFY, Job.Kind.ANALYZE),
+                           status__in=(Job.Status.DONE, Job.Status.FAILED))
+        .order_by("finished_at", "id").values_list("kind", "match_id", "status", "match__valid")
+    )
+    events = []
+    for kind, match_id, status, valid in finished:
+        if kind == Job.Kind.VERIFY:
+            verdict = Match.Status.FAILED if status == Job.Status.FAILED else (
+                Match.Status.VERIFIED if valid else Match.Status.INVALID)
+            events.append({"event": "verdict", "match": match_id, "status": verdict})
+        else:
+            events.append({"event": "analysis", "match": match_id, "status": status})
+    return events
+
+
 def queue_status(*, user: User | AnonymousUser) -> dict[str, Any]:
     """Depth of each queue (jobs of every kind) and the oldest job still waiting; the counts
     of matches and jobs by status only of the matches ``user`` may read (``permissions.readable_matches``)."""

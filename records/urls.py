@@ -20,6 +20,7 @@ urlpatterns = [
     path(f"{HAND}states/<int:ply>/", hands.HandStateApi.as_view(), name="api-hand-state"),
     path(f"{HAND}try/", hands.HandTryApi.as_view(), name="api-hand-try"),
     path("batches/<int:batch_id>/", progress.BatchDetailApi.as_view(), name="api-batch-detail"),
+    path("batches/<int:batch_id>/events/", progress.BatchEventsApi.as_view(), name="api-batch-events"),
     path("status/", progress.StatusApi.as_view(), name="api-status"),
     path("health/", progress.HealthApi.as_view(), name="api-health"),
 ]
