@@ -44,3 +44,46 @@ class SchemaApi(SpectacularAPIView):
     renderer_classes = [
         OpenApiYamlRenderer, OpenApiYamlRenderer2, OpenApiJsonRenderer2, OpenApiJsonRenderer, SchemaHtmlRenderer,
     ]
+
+
+# Links between operations (OpenAPI 3 "links"): what a create answers feeds the reads of it,
+# so that a tool following the schema (schemathesis' stateful tests, a client's docs) knows
+# that the match an upload stored is read at GET /api/matches/{match_id}/, and so on.
+LINKS: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {
+    ("/api/matches/", "post", "202"): {
+        "GetMatch": {"operationId": "matches_retrieve", "parameters": {"match_id": "$response.body#/id"}},
+        "GetReport": {"operationId": "matches_report_retrieve", "parameters": {"match_id": "$response.body#/id"}},
+        "GetFindings": {"operationId": "matches_findings_retrieve", "parameters": {"match_id": "$response.body#/id"}},
+        "GetTimeline": {"operationId": "matches_hands_timeline_retrieve",
+                        "parameters": {"match_id": "$response.body#/id", "hand": 1}},
+        "StartReview": {"operationId": "matches_reviews_create", "parameters": {"match_id": "$response.body#/id"}},
+        "GetBatch": {"operationId": "batches_retrieve", "parameters": {"batch_id": "$response.body#/batch"}},
+    },
+    ("/api/matches/{match_id}/reviews/", "post", "201"): {
+        "GetReview": {"operationId": "matches_reviews_retrieve",
+                      "parameters": {"match_id": "$request.path.match_id", "review_id": "$response.body#/id"}},
+        "Comment": {"operationId": "matches_reviews_comments_create",
+                    "parameters": {"match_id": "$request.path.match_id", "review_id": "$response.body#/id"}},
+        "ListComments": {"operationId": "matches_reviews_comments_list",
+                         "parameters": {"match_id": "$request.path.match_id", "review_id": "$response.body#/id"}},
+    },
+    ("/api/matches/{match_id}/reviews/{review_id}/comments/", "post", "201"): {
+        "Reply": {"operationId": "matches_reviews_comments_replies_create",
+                  "parameters": {"match_id": "$request.path.match_id", "review_id": "$request.path.review_id",
+                                 "comment_id": "$response.body#/id"}},
+    },
+}
+
+
+def with_links_and_required_bodies(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing: every request body the API takes is required (an
+    operation with a body reads it), and the links of :data:`LINKS`."""
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                operation["requestBody"]["required"] = True
+            for status_code, response in (operation.get("responses") or {}).items():
+                links = LINKS.get((path, method, status_code))
+                if links:
+                    response["links"] = links
+    return result

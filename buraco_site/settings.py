@@ -222,6 +222,10 @@ SPECTACULAR_SETTINGS = {
         "VisibilityEnum": "records.models.Match.Visibility",
         "MatchStatusEnum": "records.models.Match.Status",
     },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "apikit.schema.with_links_and_required_bodies",
+    ],
 }
 
 # Jobs go to a broker and its workers ("broker"), or run in this process ("embedded": no

@@ -91,7 +91,7 @@ REVIEW_PATCH = {
         "properties": {"finished": {"type": "boolean", "description": "true: finished (no new comments); false: reopened"}},
         "required": ["finished"],
     }
-    for media_type in ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
+    for media_type in ("application/json",)
 }
 
 

@@ -44,7 +44,7 @@ class EventStreamRenderer(renderers.BaseRenderer):
 
 
 class BatchEventsApi(APIView):
-    renderer_classes = [EventStreamRenderer, renderers.JSONRenderer]  # JSON: the errors before the stream
+    renderer_classes = [EventStreamRenderer]  # (an error before the stream is JSON: apikit.errors)
 
     @extend_schema(
         summary="A batch's verdicts and analyses as they finish: server-sent events (owner only)",
