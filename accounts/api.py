@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apikit.errors import RETRY_AFTER, WrongCredentials, errors
+from apikit.errors import RETRY_AFTER, StrictCharField, WrongCredentials, errors
 
 from . import services, throttling
 from .usernames import MAX_LENGTH
@@ -26,7 +26,7 @@ USERNAME_SCHEMA = {"type": "string", "minLength": 1, "maxLength": MAX_LENGTH, "p
 
 
 @extend_schema_field(USERNAME_SCHEMA)
-class UsernameField(serializers.CharField):
+class UsernameField(StrictCharField):
     """A username as accounts have them: 1 to 150 letters, digits and ``@ . + - _`` (the
     schema says so: an empty one, say, is refused with a 400 the schema announces)."""
 
@@ -47,10 +47,11 @@ def _password_min_length() -> int:
 PASSWORD_MAX = 128  # django.contrib.auth's User.password holds the hash; longer ones are refused
 
 
-@extend_schema_field(
-    {"type": "string", "format": "password", "minLength": _password_min_length(), "maxLength": PASSWORD_MAX}
-)
-class PasswordField(serializers.CharField):
+@extend_schema_field({
+    "type": "string", "format": "password", "minLength": _password_min_length(), "maxLength": PASSWORD_MAX,
+    "pattern": r"\D",  # Django's NumericPasswordValidator: not digits only
+})
+class PasswordField(StrictCharField):
     """A new account's password: its length, commonness, ... are Django's password validators'
     to judge (``services.user_create``); the schema states their minimum length."""
 
@@ -89,6 +90,15 @@ class SignupApi(APIView):
         return Response({"username": user.username, "token": token}, status=status.HTTP_201_CREATED)
 
 
+class TokenInputSerializer(serializers.Serializer[Any]):
+    """What the token endpoint reads, as strictly as its schema says (DRF's own takes a number
+    for a name)."""
+
+    username = UsernameField()
+    password = StrictCharField(min_length=1, max_length=PASSWORD_MAX, trim_whitespace=False,
+                               style={"input_type": "password"})
+
+
 class TokenApi(ObtainAuthToken):
     """/api/auth/token/: DRF's, with its attempts limited per address and its failures per
     account (DRF's own view has no throttle)."""
@@ -101,8 +111,7 @@ class TokenApi(ObtainAuthToken):
 
     @extend_schema(
         summary="The API token of an account",
-        request=inline_serializer("TokenRequest", {"username": UsernameField(), "password": serializers.CharField(
-            min_length=1, trim_whitespace=False, style={"input_type": "password"})}),
+        request=TokenInputSerializer,
         parameters=[RETRY_AFTER],
         responses={200: inline_serializer("Token", {"token": serializers.CharField()}), **errors(400, 401, 415, 429)},
     )
@@ -112,6 +121,7 @@ class TokenApi(ObtainAuthToken):
         wait = throttling.account_locked_for(username)
         if wait is not None:
             raise exceptions.Throttled(wait, f"too many failed log-ins for this account: try again in {wait} seconds")
+        TokenInputSerializer(data=data).is_valid(raise_exception=True)
         given = self.get_serializer(data=data)
         if not given.is_valid():
             if "non_field_errors" in given.errors:  # both given, and they match no account

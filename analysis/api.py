@@ -55,6 +55,9 @@ FINDINGS_RESPONSE = inline_serializer(
 
 
 def _filters(request: Request) -> dict[str, Any]:
+    empty = [name for name in FindingFilterSerializer().fields if request.query_params.get(name) == ""]
+    if empty:
+        raise exceptions.ValidationError({name: ["give a value, or leave the parameter out"] for name in empty})
     filters = FindingFilterSerializer(data=request.query_params)
     filters.is_valid(raise_exception=True)
     return dict(filters.validated_data)

@@ -206,3 +206,29 @@ RETRY_AFTER = OpenApiParameter(
     "Retry-After", OpenApiTypes.INT, OpenApiParameter.HEADER, response=[429], required=True,
     description="seconds to wait before trying again",
 )
+
+
+# --- strict fields: what a JSON body's schema says, enforced ---------------------------------
+# DRF's fields coerce (a number for a text, 0 for false, "5" for 5): the schema says the type,
+# so a body of another type is a 400, as a client generated from the schema expects.
+
+
+class StrictCharField(serializers.CharField):
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
+class StrictBooleanField(serializers.BooleanField):
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))

@@ -20,7 +20,7 @@ def _schema_of(field: forms.Field) -> dict[str, Any]:
         return {"type": "integer", **{k: v for k, v in bounds.items() if v is not None}}
     if isinstance(field, forms.NullBooleanField | forms.BooleanField):
         return {"type": "boolean"}
-    schema: dict[str, Any] = {"type": "string"}
+    schema: dict[str, Any] = {"type": "string", "minLength": 1}  # empty: leave the parameter out
     longest = getattr(field, "max_length", None)
     if longest:
         schema["maxLength"] = longest
@@ -38,10 +38,20 @@ def filter_parameters(filterset_class: Any) -> list[OpenApiParameter]:
 
 
 def refuse_empty(query: Any, filterset_class: Any) -> None:
-    """A filter given empty (``?variant=``) is a 400 in the API, as its schema says: a page's
-    form sends empties for "any", an API client leaves the parameter out."""
+    """In the API a filter is what its schema says: given empty (``?variant=``) or, for a
+    boolean, other than ``true`` or ``false``, it is a 400 (a page's form sends empties for
+    "any" and a checkbox's "on"; an API client leaves the parameter out)."""
+    from django_filters import BooleanFilter
     from rest_framework import exceptions
 
-    empty = [name for name in filterset_class.base_filters if name in query and query.get(name) == ""]
-    if empty:
-        raise exceptions.ValidationError({name: ["give a value, or leave the parameter out"] for name in empty})
+    bad: dict[str, list[str]] = {}
+    for name, declared in filterset_class.base_filters.items():
+        if name not in query:
+            continue
+        value = query.get(name)
+        if value == "":
+            bad[name] = ["give a value, or leave the parameter out"]
+        elif isinstance(declared, BooleanFilter) and value not in ("true", "false"):
+            bad[name] = ["true or false"]
+    if bad:
+        raise exceptions.ValidationError(bad)

@@ -1,7 +1,8 @@
 """Paged lists: ``{"count", "next", "previous", "results"}``, the same on every list of the
 API: ``?page=`` from 1, ``?page_size=`` (at most ``MAX_PAGE_SIZE``) and ``?ordering=`` (one of
-the list's orderings). A page that does not exist, a size out of range or an ordering the list
-does not have is a 400 naming the parameter."""
+the list's orderings). A page number below 1 or not a number, a size out of range or an
+ordering the list does not have is a 400 naming the parameter; a page past the last, a 404
+(there is no such page)."""
 
 from __future__ import annotations
 
@@ -33,17 +34,17 @@ class Pages(PageNumberPagination):
         return int(given)
 
     def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> list[Any] | None:
-        try:
-            return super().paginate_queryset(queryset, request, view)
-        except exceptions.NotFound as missing:  # a page that does not exist is a bad parameter, not a 404
-            raise exceptions.ValidationError({"page": [str(missing.detail)]}) from None
+        given = request.query_params.get(self.page_query_param)
+        if given is not None and (not given.isdigit() or int(given) < 1):
+            raise exceptions.ValidationError({"page": ["a page number, from 1"]})
+        return super().paginate_queryset(queryset, request, view)  # past the last: 404
 
 
 def page_parameters(orderings: Sequence[str] = ()) -> list[OpenApiParameter]:
     """The paging parameters, and ``ordering`` when the list has several (the first is its default)."""
     parameters = [
         OpenApiParameter("page", {"type": "integer", "minimum": 1},
-                         description="page number, from 1; a page past the last is a 400"),
+                         description="page number, from 1 (not a number, or below 1: a 400; past the last: a 404)"),
         OpenApiParameter("page_size", {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
                          description=f"items a page ({DEFAULT_PAGE_SIZE} when left out, at most {MAX_PAGE_SIZE})"),
     ]

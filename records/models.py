@@ -237,7 +237,7 @@ class UploadKey(models.Model):
     another upload it is refused. Kept ``UPLOAD_KEY_HOURS``; ``digest`` is the upload's."""
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="upload_keys")
-    key = models.CharField(max_length=255)
+    key = models.CharField(max_length=64)  # the header's sha256: a key of any length fits
     digest = models.CharField(max_length=64)
     status = models.PositiveSmallIntegerField()
     answer = models.JSONField()

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apikit.errors import ANY, RETRY_AFTER, errors
+from apikit.errors import ANY, RETRY_AFTER, StrictBooleanField, StrictCharField, StrictIntegerField, errors
 from apikit.paging import page_parameters, paged, paged_schema
 from records.api.access import (
     RECORD_FORMATS,
@@ -80,7 +80,7 @@ class ReviewDetailSerializer(ReviewSerializer):
 
 
 class ReviewPatchSerializer(serializers.Serializer[Any]):
-    finished = serializers.BooleanField(help_text="true: finished (no new comments); false: reopened")
+    finished = StrictBooleanField(help_text="true: finished (no new comments); false: reopened")
 
 
 # The PATCH body as the view reads it: `finished` is required (drf-spectacular would document
@@ -96,9 +96,9 @@ REVIEW_PATCH = {
 
 
 class CommentInputSerializer(serializers.Serializer[Any]):
-    hand = serializers.IntegerField(min_value=1, help_text="the hand's number, from 1")
-    ply = serializers.IntegerField(min_value=0, help_text="0: the deal; n: after the hand's n-th action")
-    text = serializers.CharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS)  # min: in the schema
+    hand = StrictIntegerField(min_value=1, help_text="the hand's number, from 1")
+    ply = StrictIntegerField(min_value=0, help_text="0: the deal; n: after the hand's n-th action")
+    text = StrictCharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS)  # min: in the schema
     tag = serializers.ChoiceField(choices=TAGS, allow_blank=True, default="",
                                   help_text=f"one of {', '.join(TAGS)}, or empty")
 
@@ -113,7 +113,7 @@ class CommentInputSerializer(serializers.Serializer[Any]):
 
 
 class ReplyInputSerializer(serializers.Serializer[Any]):
-    text = serializers.CharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS)  # min: in the schema
+    text = StrictCharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS)  # min: in the schema
 
 
 # --- helpers -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from apikit.errors import ANY, RETRY_AFTER, errors
+from apikit.errors import ANY, RETRY_AFTER, StrictCharField, StrictIntegerField, errors
 from records import selectors, services, throttling
 
 from .access import SHARE_PARAMETER, hand_number, readable_match, stored_json
@@ -58,9 +58,9 @@ MAX_ACTION_CHARS = 200
 
 
 class TryInputSerializer(serializers.Serializer[Any]):
-    ply = serializers.IntegerField(min_value=0, help_text="play from the table after this many of the hand's actions")
+    ply = StrictIntegerField(min_value=0, help_text="play from the table after this many of the hand's actions")
     actions = serializers.ListField(
-        child=serializers.CharField(
+        child=StrictCharField(
             min_length=1, max_length=MAX_ACTION_CHARS, trim_whitespace=True,  # min_length: the schema says "" is refused
             error_messages={"max_length": f"an action has at most {MAX_ACTION_CHARS} characters"},
         ),

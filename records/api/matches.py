@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, cast
 
 from django.contrib.auth.models import User
@@ -50,14 +51,14 @@ from .uploads import (
 POLL_AFTER_SECONDS = 1
 
 
-def _accepted(body: dict[str, Any], location: str) -> Response:
+def _accepted(request: Request, body: dict[str, Any], location: str) -> Response:
     """202: stored, to be verified; ``Location`` says where to ask, ``Retry-After`` when."""
     return Response(body, status=status.HTTP_202_ACCEPTED,
-                    headers={"Location": location, "Retry-After": str(POLL_AFTER_SECONDS)})
+                    headers={"Location": request.build_absolute_uri(location), "Retry-After": str(POLL_AFTER_SECONDS)})
 
 
 IDEMPOTENCY_KEY = OpenApiParameter(
-    "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+    "Idempotency-Key", {"type": "string", "pattern": "^[!-~]*$"},
     OpenApiParameter.HEADER,
     description=f"any key of the client's: the same upload sent again with it (within {services.UPLOAD_KEY_HOURS} h) "
                 "is answered as the first time and stores nothing twice (`Idempotent-Replayed: true`); another "
@@ -92,7 +93,7 @@ class MatchListApi(APIView):
         operation_id="matches_list",  # not matches_retrieve: that is one match's (GET /api/matches/{id}/)
         parameters=[*filter_parameters(MatchFilter), *page_parameters(list(MATCH_ORDERINGS))],  # the page's filters too
         responses={200: paged_schema("PaginatedMatchSummaryList", MatchSummarySerializer(many=True)),
-                   **errors(*ANY)},
+                   **errors(*ANY, 404)},
     )
     def get(self, request: Request) -> Response:
         refuse_empty(request.query_params, MatchFilter)
@@ -125,7 +126,8 @@ class MatchListApi(APIView):
                     ),
                     "file": RecordFileField(required=False, help_text="one record (`files` or `file`)"),
                     "visibility": serializers.ChoiceField(choices=Match.Visibility.values, required=False),
-                    "label": serializers.CharField(required=False, help_text="the batch's label: its first 200 characters"),
+                    "label": serializers.CharField(required=False, allow_blank=True,
+                                                   help_text="the batch's label: its first 200 characters"),
                 },
             ),
             "application/toml": OpenApiTypes.BINARY,
@@ -148,7 +150,7 @@ class MatchListApi(APIView):
             raise exceptions.ValidationError({"label": ["a label cannot hold NUL characters"]})
         key = _idempotency_key(request)
         if key is None:
-            return _accepted(*_stored(owner=owner, files=files, visibility=visibility, label=label))
+            return _accepted(request, *_stored(owner=owner, files=files, visibility=visibility, label=label))
         digest = services.upload_digest(files=files, visibility=visibility, label=label)
         earlier = services.upload_key_answer(owner=owner, key=key, digest=digest)
         if earlier is None:
@@ -157,24 +159,25 @@ class MatchListApi(APIView):
                     answer, location = _stored(owner=owner, files=files, visibility=visibility, label=label)
                     services.upload_key_keep(owner=owner, key=key, digest=digest, status=202, answer=answer,
                                              location=location)
-                return _accepted(answer, location)
+                return _accepted(request, answer, location)
             except IntegrityError:  # the same key, stored meanwhile by a concurrent request
                 earlier = services.upload_key_answer(owner=owner, key=key, digest=digest)
                 if earlier is None:
                     raise
-        replayed = _accepted(earlier.answer, earlier.location)
+        replayed = _accepted(request, earlier.answer, earlier.location)
         replayed["Idempotent-Replayed"] = "true"
         return replayed
 
 
 def _idempotency_key(request: Request) -> str | None:
-    """The request's ``Idempotency-Key`` header: 1 to 255 visible ASCII characters."""
+    """The request's ``Idempotency-Key`` header (visible ASCII characters; empty: none), kept
+    as its digest: a key of any length fits the row."""
     key = request.headers.get("Idempotency-Key")
-    if key is None:
+    if not key:  # an empty header is no key (a client library may drop it on the way)
         return None
-    if not 1 <= len(key) <= 255 or not all(33 <= ord(c) <= 126 for c in key):
-        raise exceptions.ValidationError({"Idempotency-Key": ["1 to 255 visible ASCII characters"]})
-    return key
+    if not all(33 <= ord(c) <= 126 for c in key):
+        raise exceptions.ValidationError({"Idempotency-Key": ["visible ASCII characters only"]})
+    return hashlib.sha256(key.encode("ascii")).hexdigest()
 
 
 def _stored(*, owner: User, files: list[services.UploadedFile], visibility: str, label: str) -> tuple[dict[str, Any], str]:

@@ -9,7 +9,6 @@ from typing import Any
 
 from django.conf import settings
 from django.http import StreamingHttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, renderers
 from rest_framework.request import Request
@@ -43,6 +42,19 @@ class EventStreamRenderer(renderers.BaseRenderer):
         return json.dumps(data).encode()
 
 
+# One server-sent event of the stream (its fields as the stream writes them): `data` is JSON.
+SERVER_EVENT = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "enum": ["progress", "verdict", "analysis", "finished"]},
+        "data": {"type": "string", "description": "JSON: {match, status} for a verdict or an analysis; the "
+                                                  "batch's progress for progress and finished"},
+        "id": {"type": "string"},
+        "retry": {"type": "integer"},
+    },
+}
+
+
 class BatchEventsApi(APIView):
     renderer_classes = [EventStreamRenderer]  # (an error before the stream is JSON: apikit.errors)
 
@@ -55,16 +67,18 @@ class BatchEventsApi(APIView):
             "analysis is done, and the stream ends. A client that reconnects sends `Last-Event-ID` and gets what "
             "came after it. The stream also ends after `BURACO_EVENTS_MAX_SECONDS` (reconnect to go on)."
         ),
-        parameters=[OpenApiParameter("Last-Event-ID", OpenApiTypes.INT, OpenApiParameter.HEADER,
+        parameters=[OpenApiParameter("Last-Event-ID", {"type": "integer", "minimum": 0}, OpenApiParameter.HEADER,
                                      description="the id of the last event received: the stream resumes after it")],
-        responses={(200, "text/event-stream"): OpenApiTypes.STR, **errors(*ANY, 404)},
+        responses={(200, "text/event-stream"): SERVER_EVENT, **errors(*ANY, 404)},
     )
     def get(self, request: Request, batch_id: int) -> StreamingHttpResponse:
         batch = permissions.owned_batch(request.user, batch_id)
         if batch is None:
             raise exceptions.NotFound(f"no batch {batch_id} of yours")
         after = request.headers.get("Last-Event-ID") or "0"
-        response = StreamingHttpResponse(_batch_stream(batch, int(after) if after.isdigit() else 0),
+        if not after.isdigit():
+            raise exceptions.ValidationError({"Last-Event-ID": ["the id of an event: a whole number"]})
+        response = StreamingHttpResponse(_batch_stream(batch, int(after)),
                                          content_type="text/event-stream")
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # a proxy in front must not hold the events back

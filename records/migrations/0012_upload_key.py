@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
             name='UploadKey',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=255)),
+                ('key', models.CharField(max_length=64)),
                 ('digest', models.CharField(max_length=64)),
                 ('status', models.PositiveSmallIntegerField()),
                 ('answer', models.JSONField()),

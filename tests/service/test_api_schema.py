@@ -259,12 +259,15 @@ def test_it_documents_retry_after_on_every_429(schema: dict[str, Any]) -> None:
         assert header["schema"]["type"] == "integer" and header["required"] is True
 
 
-def test_it_documents_the_page_past_the_last_as_a_400(schema: dict[str, Any], owner_api: APIClient) -> None:
+def test_it_documents_a_page_out_of_range_as_a_400_and_past_the_last_as_a_404(
+    schema: dict[str, Any], owner_api: APIClient
+) -> None:
     assert parameters(schema, "/api/matches/", "get")[("page", "query")]["schema"]["minimum"] == 1
-    for page in (2, 0, "x"):
+    for page in (0, -1, "x"):
         response = owner_api.get("/api/matches/", {"page": page})
         assert response.status_code == 400 and response.json()["extra"]["fields"]["page"], page
-    assert "400" in operation(schema, "/api/matches/", "get")["responses"]
+    assert owner_api.get("/api/matches/", {"page": 2}).status_code == 404
+    assert {"400", "404"} <= set(operation(schema, "/api/matches/", "get")["responses"])
     assert owner_api.get("/api/matches/", {"page_size": 0}).status_code == 400
     assert owner_api.get("/api/matches/", {"ordering": "owner"}).status_code == 400
 

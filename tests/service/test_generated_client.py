@@ -87,7 +87,7 @@ def test_a_generated_client_imports_and_runs_the_whole_flow(live_server: Any, tm
         CommentInput,
         ShareWith,
         SignupInput,
-        TokenRequest,
+        TokenInput,
         TryInput,
     )
     from buraco_records_client.types import File  # type: ignore[import-not-found]
@@ -96,9 +96,9 @@ def test_a_generated_client_imports_and_runs_the_whole_flow(live_server: Any, tm
     signed = _ok(auth_signup_create.sync_detailed(
         client=anonymous, body=SignupInput(username="gen", password="table-for-four-7")), 201)
     token = _ok(auth_token_create.sync_detailed(
-        client=anonymous, body=TokenRequest(username="gen", password="table-for-four-7")), 200).token
+        client=anonymous, body=TokenInput(username="gen", password="table-for-four-7")), 200).token
     assert token == signed.token
-    wrong = auth_token_create.sync_detailed(client=anonymous, body=TokenRequest(username="gen", password="nope"))
+    wrong = auth_token_create.sync_detailed(client=anonymous, body=TokenInput(username="gen", password="nope"))
     assert wrong.status_code == 401 and wrong.parsed.message
     client = AuthenticatedClient(base_url=live_server.url, token=token, prefix="Token")
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import schemathesis
+import schemathesis.specs.openapi.checks  # noqa: F401  (registers the OpenAPI checks)
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.wsgi import get_wsgi_application
@@ -27,13 +28,8 @@ from django.test import override_settings
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
-from schemathesis.checks import CheckFunction, not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from schemathesis.checks import CHECKS as CHECK_REGISTRY
+from schemathesis.checks import CheckFunction
 
 from .conftest import record_text
 from .helpers import fast_passwords, illegal_record, upload_one  # noqa: F401  (fast_passwords: a fixture)
@@ -49,14 +45,15 @@ application = get_wsgi_application()
 
 SEED = 20_240_808  # any fixed number: CI sends the same requests every run
 EXAMPLES = 20  # fuzzed requests per operation (valid and invalid); the coverage phase adds its own cases
+STATEFUL_EXAMPLES = 15  # sequences of linked calls (each up to 6 steps)
 
-CHECKS: list[CheckFunction] = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-]
+# Every check schemathesis has (--checks all): what the earlier run checked (no 5xx, documented
+# statuses, content types, headers and bodies), and that invalid data is refused and valid data
+# accepted, required headers asked for, other methods refused, deleted things gone,
+# authentication not ignored.
+CHECKS: list[CheckFunction] = list(CHECK_REGISTRY.get_all())
+# (See CONFIG: an upload's multipart body cannot be told invalid on the wire.)
+UPLOAD_CHECKS = [check for check in CHECKS if check.__name__ != "negative_data_rejection"]
 
 # The rate limits would answer 429 (documented, with Retry-After) once the run has sent more
 # sign-ups or uploads than a person would: high rates keep every operation tested past that.
@@ -84,12 +81,26 @@ class Data:
         self.reviewed = 0  # the match the reviews are of
 
 
+# Valid data the schema cannot tell from invalid: what a record says (an upload), a hand or ply
+# past the match's own (a comment, a try), a user who does not exist (sharing), a password
+# Django's validators find too common: these operations may refuse schema-valid data with a 400.
+SEMANTIC_400 = ["matches_create", "matches_reviews_comments_create", "matches_hands_try_create",
+                "matches_shared_with_create", "auth_signup_create"]
 CONFIG = schemathesis.Config.from_dict(
     {
         "seed": SEED,
         "generation": {"max-examples": EXAMPLES, "deterministic": True, "database": "none"},
-        "phases": {"stateful": {"enabled": False}},
         "continue-on-failure": True,
+        "operations": [
+            *({"include-operation-id": operation_id,
+               "checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400", "401", "403", "404", "409", "429"]}}}
+              for operation_id in SEMANTIC_400 if operation_id != "matches_create"),
+            # An upload's multipart body: a list of files and one file are the same parts on the
+            # wire, so the coverage phase's "invalid" bodies (a list where one is declared, say)
+            # reach the view as valid ones: their refusal cannot be judged there.
+            {"include-operation-id": "matches_create",
+             "checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400", "401", "403", "404", "409", "429"]}}},
+        ],
     }
 )
 # Loaded once, at collection: the schema view reads no database.
@@ -204,16 +215,13 @@ def stored(transactional_db: Any, upload: Callable[..., Any], django_capture_on_
 
 
 
-# Hooks of this schema only: every generated path and body goes through them (not the coverage
-# phase's cases, made at collection: the test itself gives those real ids).
-@schema.hook("map_path_parameters")
-def real_rows(context: Any, path_parameters: dict[str, Any]) -> dict[str, Any]:
-    return _real_ids(DATA, context.operation.label, path_parameters)
-
-
-@schema.hook("map_body")
-def real_bodies(context: Any, body: Any) -> Any:
-    return _real_body(DATA, context.operation.label, body)
+def _positive(case: Any) -> bool:
+    """Is the case meant to be valid? (A negative one is sent as generated: its invalid part
+    must reach the view.)"""
+    if case.meta is None:
+        return True
+    modes = [case.meta.generation.mode, *(component.mode for component in case.meta.components.values())]
+    return all(mode.name.lower() == "positive" for mode in modes)
 
 
 @pytest.fixture
@@ -229,16 +237,55 @@ def rates() -> Iterator[None]:
 # them as a client's requests share a real service (a DELETE may leave a later request a 404).
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_every_operation_answers_as_documented(case: Any, stored: Data, rates: None) -> None:
-    if case.meta is not None and case.meta.phase.name.value == "coverage" and case.path_parameters:
-        # The coverage phase's cases are made before the rows exist, with "0" for every path
-        # parameter it does not vary: those become real ids, so that what it varies (a body's
-        # bounds, a query's types) reaches the view instead of a 404 for match 0.
-        fillers = {name: 0 for name, value in case.path_parameters.items() if str(value) == "0"}
-        real = _real_ids(stored, case.operation.label, {**case.path_parameters, **fillers}) or {}
-        case.path_parameters.update({name: real[name] for name in fillers})
+    if case.path_parameters:
+        if case.meta is not None and case.meta.phase.name.value == "coverage":
+            # The coverage phase's cases are made before the rows exist, with "0" for every path
+            # parameter it does not vary: those become real ids, so that what it varies (a
+            # body's bounds, a query's types) reaches the view instead of a 404 for match 0.
+            fillers = {name: 0 for name, value in case.path_parameters.items() if str(value) == "0"}
+            real = _real_ids(stored, case.operation.label, {**case.path_parameters, **fillers}) or {}
+            case.path_parameters.update({name: real[name] for name in fillers})
+        elif _positive(case):
+            case.path_parameters = _real_ids(stored, case.operation.label, case.path_parameters)
+    if _positive(case):
+        case.body = _real_body(stored, case.operation.label, case.body)
     case.call_and_validate(
         # identity: schemathesis reads a WSGI answer as it comes, and the stored timelines come
         # gzipped (Content-Encoding) to a client that accepts gzip.
         headers={"Authorization": f"Token {stored.token}", "Accept-Encoding": "identity"},
-        checks=CHECKS,
+        checks=UPLOAD_CHECKS if case.operation.label == "POST /api/matches/" else CHECKS,
     )
+
+
+def test_linked_operations_hold_together(stored: Data, rates: None) -> None:
+    """The stateful phase: sequences of calls that follow the schema's links (an upload's match
+    read, reviewed and commented on; a review's comments answered), every check on every step."""
+    from hypothesis import settings as hypothesis_settings
+    from hypothesis.stateful import run_state_machine_as_test
+
+    base = schema.as_state_machine()
+    calls: list[tuple[str, int]] = []
+
+    class Workflow(base):  # type: ignore[valid-type, misc]
+        def before_call(self, case: Any) -> None:
+            # A first step's ids and bodies made real as in the test above (valid cases only),
+            # so that creates succeed and their links are followed.
+            if _positive(case):
+                if case.path_parameters and not calls:
+                    case.path_parameters = _real_ids(stored, case.operation.label, case.path_parameters)
+                case.body = _real_body(stored, case.operation.label, case.body)
+
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            return {"headers": {"Authorization": f"Token {stored.token}", "Accept-Encoding": "identity"}}
+
+        def validate_response(self, response: Any, case: Any, additional_checks: Any = (), **kwargs: Any) -> None:
+            calls.append((case.operation.label, response.status_code))
+            checks = UPLOAD_CHECKS if case.operation.label == "POST /api/matches/" else CHECKS
+            case.validate_response(response, checks=checks, **kwargs)
+
+    run_state_machine_as_test(Workflow, settings=hypothesis_settings(
+        max_examples=STATEFUL_EXAMPLES, stateful_step_count=6, deadline=None, derandomize=True, database=None,
+        suppress_health_check=list(HealthCheck),
+    ))
+    created = {label for label, code in calls if code in (201, 202)}
+    assert "POST /api/matches/" in created, calls[:20]  # an upload's links were there to follow
