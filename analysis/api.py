@@ -55,7 +55,7 @@ FINDINGS_RESPONSE = inline_serializer(
 
 
 def _filters(request: Request) -> dict[str, Any]:
-    empty = [name for name in FindingFilterSerializer().fields if request.query_params.get(name) == ""]
+    empty = [str(name) for name in FindingFilterSerializer().fields.keys() if request.query_params.get(str(name)) == ""]
     if empty:
         raise exceptions.ValidationError({name: ["give a value, or leave the parameter out"] for name in empty})
     filters = FindingFilterSerializer(data=request.query_params)
