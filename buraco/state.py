@@ -651,8 +651,16 @@ class HandState:
         if self.stock_count == 0:
             if self.variant.dead_to_stock and self.dead:
                 self._dead_piles_to_stock()
-            elif not self.can_take(self.turn):
+            elif not self._may_take_at_empty_stock(self.turn):
                 self._end(STOCK, 0)
+
+    def _may_take_at_empty_stock(self, seat: int) -> bool:
+        """Can the player facing an empty stock go on by taking? In ``dig`` the top card
+        alone may always be taken (rules.md 2, "End of a hand", D1): the hand goes on
+        while the pile holds a card, and ends only where the record's actions stop."""
+        if self.variant.pickup == "dig":
+            return bool(self.discard_pile)
+        return self.can_take(seat)
 
     def _dead_piles_to_stock(self) -> None:
         # In deal order, first card on top: the stock's top is its last element.
