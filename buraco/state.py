@@ -22,6 +22,7 @@ from .melds import (
     CardToken,
     Shape,
     canasta_kind,
+    moved_founding,
     resolve_add,
     resolve_meld,
 )
@@ -185,8 +186,12 @@ class HandState:
         self.operations: list[Operation] = []
         self._check_deal(dealt, dead, discard, stock)
 
-    def copy(self) -> HandState:
-        """An independent table to try moves on (the bots look ahead with it)."""
+    def copy(self, log: bool = True) -> HandState:
+        """An independent table to try moves on (the bots look ahead with it).
+
+        With ``log=False`` the copy's log of operations starts empty: a trial table
+        whose past nobody reads (the analysis' searches), copied without it.
+        """
         other = object.__new__(HandState)
         other.__dict__.update(self.__dict__)
         other.hands = [list(h) for h in self.hands]
@@ -199,7 +204,7 @@ class HandState:
         other.dead_unplayed = list(self.dead_unplayed)
         other.melds = [TableMeld(m.number, m.shape, m.side, m.owner, m.founding) for m in self.melds]
         other.melded_points = list(self.melded_points)
-        other.operations = list(self.operations)
+        other.operations = list(self.operations) if log else []
         return other
 
     @classmethod
@@ -400,12 +405,23 @@ class HandState:
         for card in taken:
             counts[card] += 1
         self.hand_sizes[seat] += taken_count
-        if self.variant.pickup == "use-top":
-            self.obligation = Obligation(taken[-1], before, len(self.melds))
-        elif self.variant.pickup == "dig" and taken_count > 1:
-            self.obligation = Obligation(taken[0], (), len(self.melds))
+        self.obligation = self._obligation_of(taken, before)
         self._start_playing(seat)
         return self._log(Took(seat, taken))
+
+    def obligation_of_take(self, seat: int, count: int = 0) -> Obligation | None:
+        """What taking ``count`` cards (0: the whole pile) would oblige ``seat`` to meld this
+        turn, without taking them (the analysis weighs takes the player passed over)."""
+        pile = self.discard_pile
+        taken_count = count or len(pile)
+        return self._obligation_of(tuple(pile[-taken_count:]), tuple(self.hands[seat]))
+
+    def _obligation_of(self, taken: tuple[Card, ...], before: tuple[int, ...]) -> Obligation | None:
+        if self.variant.pickup == "use-top":
+            return Obligation(taken[-1], before, len(self.melds))
+        if self.variant.pickup == "dig" and len(taken) > 1:
+            return Obligation(taken[0], (), len(self.melds))
+        return None
 
     # --- melds and lay-offs ----------------------------------------------------------
 
@@ -473,7 +489,7 @@ class HandState:
         self.hand_sizes[seat] -= len(laid)
         self.melded_points[self.side_of[seat]] += points
         if target.shape.is_run and target.founding:
-            target.founding = _move_founding(target.founding, result)
+            target.founding = moved_founding(target.founding, result)
         obligation = self.obligation
         if obligation is not None and self.add_meets_obligation(obligation, target, result.shape, laid):
             self.obligation = None
@@ -811,18 +827,6 @@ def _succeeds(check: Any, *args: Any) -> bool:
 
 def _all_positions(shape: Shape) -> int:
     return sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
-
-
-def _move_founding(founding: int, result: AddResult) -> int:
-    """Carry the table wild's "came from the meld action" mark to its new place."""
-    if not result.wild_from:
-        return founding
-    was_founding = founding >> result.wild_from & 1
-    founding &= ~(1 << result.wild_from)
-    new_place = result.wild_to or 2  # no new place: it became the natural 2
-    if was_founding:
-        founding |= 1 << new_place
-    return founding
 
 
 def _holds_natural_two(shape: Shape, suit: int) -> bool:
