@@ -431,7 +431,7 @@ class HandState:
         shape = resolve_meld(tokens, self.variant)
         self._holds(seat, (t.card for t in tokens))
         if len(tokens) == self.hand_sizes[seat]:
-            self._check_emptying_meld(seat, shape, None)
+            self._check_emptying_meld(seat, shape, None, shape.cards)
         return shape
 
     def can_meld(self, seat: int, tokens: Sequence[CardToken]) -> bool:
@@ -470,7 +470,7 @@ class HandState:
         laid = [t.card for i, t in enumerate(tokens) if i != result.directive]
         self._holds(seat, laid)
         if len(laid) == self.hand_sizes[seat]:
-            self._check_emptying_meld(seat, result.shape, target)
+            self._check_emptying_meld(seat, result.shape, target, laid)
         return result
 
     def can_add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> bool:
@@ -528,26 +528,28 @@ class HandState:
             return _holds_natural_two(shape, SUIT_OF[card]) and not _holds_natural_two(target.shape, SUIT_OF[card])
         return True
 
-    def _check_emptying_meld(self, seat: int, shape: Shape, target: TableMeld | None) -> None:
+    def _check_emptying_meld(self, seat: int, shape: Shape, target: TableMeld | None, laid: Sequence[Card]) -> None:
         """A meld or lay-off that plays the last card: going out or a direct pick-up."""
         variant = self.variant
         side = self.side_of[seat]
         if self._may_go_out(seat, shape, target):
             if not variant.out_by_meld:
                 raise IllegalActionError(f"in {variant.id} a player goes out by discarding: p{seat} cannot meld the last card")
-            self._check_obligation_met(seat, shape, target)
+            self._check_obligation_met(seat, shape, target, laid)
             return
         if self._may_pick_dead(side, direct=True):
             return
         raise IllegalActionError(f"p{seat} cannot play the last card: {self._why_no_empty(seat, shape, target, direct=True)}")
 
-    def _check_obligation_met(self, seat: int, shape: Shape, target: TableMeld | None) -> None:
+    def _check_obligation_met(self, seat: int, shape: Shape, target: TableMeld | None, laid: Sequence[Card]) -> None:
+        """The play emptying the hand must meet the pile's obligation if nothing before it
+        did: with the cards it lays (a card like the taken one already on the meld is not it)."""
         obligation = self.obligation
         if obligation is None:
             return
-        if target is None and self.meld_meets_obligation(obligation, shape.cards):
+        if target is None and self.meld_meets_obligation(obligation, laid):
             return
-        if target is not None and self.add_meets_obligation(obligation, target, shape, list(shape.cards)):
+        if target is not None and self.add_meets_obligation(obligation, target, shape, laid):
             return
         raise IllegalActionError(
             f"p{seat} took the pile and must meld its card {CARD_TEXT[obligation.card]} before the turn ends"
