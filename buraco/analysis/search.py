@@ -692,8 +692,9 @@ class _CanastaSearch:
         # play meeting it onto a meld the line raised is, merged with that raise, itself a
         # raising play that meets it, and one meeting it with a meld later raised is a new
         # canasta meeting it. So the search branches on raising plays only.
-        self.obligations = [] if walk.met or walk.obligation is None else list(obligation_plays(walk))
+        self._obligations: list[tuple[str, int, LayOff | NewMeld]] | None = None
         self.root_melds = list(walk.melds)
+        self.root_hand = list(walk.hand)
 
     def visit(self) -> None:
         walk = self.walk
@@ -719,7 +720,7 @@ class _CanastaSearch:
             if walk.met:
                 if walk.bonus > self.to_beat and (best is None or walk.bonus > best.bonus or (walk.bonus == best.bonus and len(walk.line) + 1 < len(best.actions))):
                     self.end_here()
-            elif self.obligations:
+            elif walk.obligation is not None:
                 self.end_meeting_obligation()
         if walk.size == 0:
             return  # the hand was emptied: the line ended (or was refused) above
@@ -738,8 +739,16 @@ class _CanastaSearch:
         the plays holding cards still in hand onto melds the line did not touch, those
         spending no card beyond another's."""
         walk = self.walk
+        if self._obligations is None:
+            # From the table the search starts at (its hand and melds), found once.
+            hand, melds = walk.hand, walk.melds
+            walk.hand, walk.melds = list(self.root_hand), list(self.root_melds)
+            try:
+                self._obligations = list(obligation_plays(walk))
+            finally:
+                walk.hand, walk.melds = hand, melds
         fitting = [
-            entry for entry in self.obligations
+            entry for entry in self._obligations
             if _holds_all(walk.hand, entry[2].laid) and (entry[1] < 0 or walk.melds[entry[1]] is self.root_melds[entry[1]])
         ]
         spends = [Counter(entry[2].laid) for entry in fitting]
