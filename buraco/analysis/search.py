@@ -668,9 +668,14 @@ def best_canasta_line(
         start = Start.after(start)
     context = context or SearchContext(start.base.variant)
     walk = _Walk(start, context)
-    if walk.bonus_bound() <= to_beat or walk.split_bound() <= to_beat:
+    cap = walk.bonus_bound()
+    if cap <= to_beat:
+        return None
+    cap = min(cap, walk.split_bound())
+    if cap <= to_beat:
         return None
     search = _CanastaSearch(walk, prefer_discard, to_beat)
+    search.cap = cap
     try:
         search.visit()
     finally:
@@ -687,6 +692,7 @@ class _CanastaSearch:
         self.relaxed = False  # only the most bonus of any table reached, lines not ended
         self.suit: int | None = None  # relaxed, and plays on runs of this suit only
         self.most = walk.bonus
+        self.cap = 1 << 30  # a bound on every line's bonus from the search's start
         # A pile's obligation is met at the end of a line, by one of the plays meeting it from
         # the table the search starts at, onto a meld the line left alone (or a new meld): a
         # play meeting it onto a meld the line raised is, merged with that raise, itself a
@@ -703,7 +709,10 @@ class _CanastaSearch:
         if key in walk.seen:
             return
         walk.seen.add(key)
-        bound = walk.bonus_bound() if self.suit is None else walk.suit_bound(self.suit)
+        best = self.best
+        if best is not None and best.bonus >= self.cap:
+            return  # a line reached the bound: nothing holds more (a shorter equal one is not sought)
+        bound = min(self.cap, walk.bonus_bound() if self.suit is None else walk.suit_bound(self.suit))
         if self.relaxed:
             if walk.size or walk.variant.out_by_meld:
                 # Every line ends by a discard, so with a card in hand, or by melding the last
@@ -958,7 +967,8 @@ class _ExitSearch:
             return
         self.prepared = True
         walk = self.walk
-        self.cap = most_canasta_bonus(walk.start, walk.context)
+        root = _Walk(walk.start, walk.context)
+        self.cap = min(root.bonus_bound(), root.split_bound())  # bounds at the table the search starts at
         base, seat = walk.start.base, walk.seat
         variant = walk.variant
         values = variant.card_values
