@@ -205,11 +205,20 @@ class Start:
 
     def replay(self, line: Sequence[Action]) -> HandState | None:
         """The table after the draw step and ``line``, each action judged by the engine;
-        None if it refuses one."""
-        state = self.base.copy(log=False)
+        None if it refuses one. (The draw step is judged once, its table kept.)"""
+        after: HandState | None | bool = self.__dict__.get("_after_draw", False)
+        if after is False:
+            after = self.base.copy(log=False)
+            try:
+                if self.draw is not None:
+                    after.apply(self.draw)
+            except IllegalActionError:
+                after = None
+            object.__setattr__(self, "_after_draw", after)
+        if not isinstance(after, HandState):
+            return None
+        state = after.copy(log=False)
         try:
-            if self.draw is not None:
-                state.apply(self.draw)
             for action in line:
                 state.apply(action)
         except IllegalActionError:
@@ -485,14 +494,23 @@ class _Walk:
     def split_bound(self) -> int:
         """A bound on the canasta bonus the side could hold once any line from here is
         played, suit by suit: for each suit, the most the runs of that suit could gain by
-        plays on them alone (found by the canasta search kept to that suit, with every wild
-        in hand at its disposal), plus the sets at their bounds from card counts. Runs of one
-        suit and sets share no card but the wilds, and each part is given them all, so the
-        sum holds at least what any line reaches; unlike :meth:`bonus_bound` it knows that
-        one card of a suit cannot go to two runs. Remembered per suit by the suit's runs and
-        the hand's cards of that suit and wilds: a play on another suit leaves it as it is."""
+        plays on them alone (found by the canasta search kept to that suit), plus the sets
+        at their bounds from card counts. Runs of one suit and sets share no card but the
+        wilds; so each part is weighed twice, with every wild in hand at its disposal and
+        with none, and the sum takes each part without wilds plus the increase wilds bring
+        to at most as many parts as there are wilds (a wild goes to one meld, and a part
+        that gains from wilds uses one at least). Unlike :meth:`bonus_bound` it knows that
+        one card cannot go to two runs, nor one wild to two parts. Remembered per suit by
+        the suit's runs and the hand's cards of that suit and wilds: a play on another suit
+        leaves it as it is."""
         suits, ranks, wilds = self.counts()
         total = self.bonus
+        increases: list[int] = []
+        bare: list[int] | None = None
+        if wilds:
+            bare = list(self.hand)
+            for w in WILD_CODES:
+                bare[w] = 0
         for suit in range(4):
             runs = tuple(
                 (i, m.shape, m.founding) for i, m in enumerate(self.melds)
@@ -500,31 +518,52 @@ class _Walk:
             )
             if suits[suit] < 6 and not any(self.could_grow_to_canasta(self.melds[i], suits, ranks, wilds) for i, _, _ in runs):
                 continue
-            projection = tuple([self.hand[c] for c in RUN_CODES[suit]])
-            # Whether a card of no concern to these runs stays in hand: a line may not use the last.
-            key = (suit, runs, projection, self.size > sum(projection), self.variant.out_by_meld)
-            gain = self.context._suit_gains.get(key)
-            if gain is None:
-                fork = self.fork()
-                fork.met = True
-                search = _CanastaSearch(fork, None, -1)
-                search.relaxed = True
-                search.suit = suit
-                search.visit()
-                self.nodes += fork.nodes
-                gain = self.context._suit_gains[key] = search.most - fork.bonus
-            total += gain
+            gain = self._suit_gain(suit, runs, self.hand)
+            if bare is None:
+                total += gain
+                continue
+            without = self._suit_gain(suit, runs, bare)
+            total += without
+            increases.append(gain - without)
         variant = self.variant
+        with_wilds = 0
         for meld in self.melds:
             if meld.side == self.side and not meld.shape.is_run and self.could_grow_to_canasta(meld, suits, ranks, wilds):
-                total += self.kind_bound(meld) - self.meld_bonus(meld)
+                with_wilds += self.kind_bound(meld) - self.meld_bonus(meld)
         if variant.sets and (variant.set_max is None or variant.set_max >= 7) and self.size >= 7:
             sets = [
                 canasta_bonus(CLEAN if ranks[r] >= 7 else DIRTY, variant)
                 for r in (1, *range(3, 14)) if ranks[r] + min(1, wilds) >= 7
             ]
-            total += sum(sorted(sets, reverse=True)[: self.size // 7])
-        return total
+            with_wilds += sum(sorted(sets, reverse=True)[: self.size // 7])
+        if bare is None:
+            return total + with_wilds
+        # The sets as one more part, every wild granted to it (a bound without wilds would
+        # need its own count; granting them all only raises this part).
+        increases.append(with_wilds)
+        return total + sum(sorted(increases, reverse=True)[:wilds])
+
+    def _suit_gain(self, suit: int, runs: tuple[tuple[int, Shape, int], ...], hand: list[int]) -> int:
+        """The most the side's runs of ``suit`` (and new runs of it) could gain from ``hand``
+        by plays on them alone: the canasta search kept to that suit, remembered."""
+        projection = tuple([hand[c] for c in RUN_CODES[suit]])
+        size = sum(hand)
+        # Whether a card of no concern to these runs stays in hand: a line may not use the last.
+        key = (suit, runs, projection, size > sum(projection), self.variant.out_by_meld)
+        gain = self.context._suit_gains.get(key)
+        if gain is None:
+            fork = self.fork()
+            fork.hand = list(hand)
+            fork.size = size
+            fork._suits, fork._ranks, fork._wilds = _counts_of(fork.hand)
+            fork.met = True
+            search = _CanastaSearch(fork, None, -1)
+            search.relaxed = True
+            search.suit = suit
+            search.visit()
+            self.nodes += fork.nodes
+            gain = self.context._suit_gains[key] = search.most - fork.bonus
+        return gain
 
 
 # --- bounds: what the cards in hand could make of a meld ----------------------------------
@@ -981,9 +1020,9 @@ class _ExitSearch:
         hand_before = sum(values[c] * n for c, n in enumerate(base.hands[seat]) if n)
         hand_after = sum(values[c] * n for c, n in enumerate(walk.start.hand) if n)  # the table the search starts at
         self.own_constant = scores[walk.side].total + hand_before + hand_after - side_bonus(base, walk.side)
-        if walk.start.draw is not None:
-            # From before a take: a penalty the take would lift ("taken but never played
-            # from", rules.md 3) may be in the scores above; granting it keeps this at least.
+        if walk.start.draw is not None and base.dead_unplayed[walk.side] == seat:
+            # From before the draw step: the penalty for a dead pile "taken but never played
+            # from" (rules.md 3) is in the scores above, and the draw step lifts it.
             self.own_constant += variant.penalty_dead_unplayed
         self.others = [s.total for i, s in enumerate(scores) if i != walk.side]
         self.spoil = 0

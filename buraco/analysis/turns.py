@@ -66,7 +66,7 @@ class Turn:
     before_draw: HandState
     took: tuple[Card, ...] = ()  # the pile's cards the draw step took, if it took
     plies: list[int] = field(default_factory=list)  # every ply of the turn, the draw step first
-    actions: list[Action] = field(default_factory=list)  # as played, in canonical spelling
+    actions: list[Action] = field(default_factory=list)  # as played, as the record wrote them
     discard: int | None = None  # the card thrown
     discard_ply: int | None = None
     end_bonus: int = 0
@@ -148,7 +148,7 @@ def played_turns(record: Record, index: int) -> PlayedHand:
         if current is None or seat != current.seat:
             continue
         current.plies.append(ply)
-        current.actions.append(action._replace(text=action.canonical()))
+        current.actions.append(action)  # as the record wrote it (a witness writes it canonically)
         if action.verb == DISCARD:
             current.discard = action.cards[0]
             current.discard_ply = ply
@@ -593,7 +593,7 @@ def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds
         if ply == turn.discard_ply:
             witness.append(Action(seat, DISCARD, (CARDS[instead],), (), 0, 0, f"p{seat} discard {CARD_TEXT[instead]}"))
             break
-        witness.append(action)
+        witness.append(action._replace(text=action.canonical()))
     return [Finding(
         hand=index + 1, ply=turn.discard_ply, seat=seat, side=side + 1, kind=DANGEROUS_DISCARD, points=points,
         message=message, witness=tuple(a.text for a in witness), severity=severity_of(points, None, thresholds),
