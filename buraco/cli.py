@@ -70,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
     analyze_parser.add_argument("files", nargs="+", metavar="FILE", help="BRN files (TOML or JSON); - reads stdin")
     analyze_parser.add_argument("--json", action="store_true", help="one JSON object per finding per line")
     analyze_parser.add_argument("--min-points", type=int, default=0, metavar="N", help="only findings worth N points or more")
+    analyze_parser.add_argument("--hand-budget", type=float, default=None, metavar="S",
+                                help="seconds of CPU for one hand's searches (default: no limit)")
+    analyze_parser.add_argument("--match-budget", type=float, default=None, metavar="S",
+                                help="seconds of CPU for a file's searches (default: no limit)")
     analyze_parser.set_defaults(run=_analyze)
 
     play_parser = commands.add_parser("selfplay", help="bots play a match and write it as BRN")
@@ -156,15 +160,18 @@ def _print_report(path: str, code: int, data: dict[str, Any], out: TextIO) -> No
     out.write(f"  {totals} {data['totals']}; winner: {' + '.join(winner['players']) if winner else 'none yet'}\n")
 
 
-def analyze_file(path: str, min_points: int = 0) -> tuple[int, list[dict[str, Any]], BuracoError | None]:
-    """Exit code, the findings as JSON objects, and the error that stopped a hand or the reading."""
+def analyze_file(
+    path: str, min_points: int = 0, hand_budget: float | None = None, match_budget: float | None = None
+) -> tuple[int, list[dict[str, Any]], BuracoError | None]:
+    """Exit code, the findings as JSON objects, and the error that stopped a hand or the reading.
+    Decisions a CPU budget cut are written to standard error."""
     try:
         record = loads(_read(path))
     except OSError as error:
         return EXIT_UNREADABLE, [], NotationError(f"cannot read the file: {error.strerror}")
     except NotationError as error:
         return EXIT_UNREADABLE, [], error
-    analysis = analyze_record(record, min_points=min_points)
+    analysis = analyze_record(record, min_points=min_points, hand_budget=hand_budget, match_budget=match_budget)
     for gap in analysis.unsearched:
         print(f"{path}: {gap}", file=sys.stderr)
     findings = [{"file": path, **finding.as_dict()} for finding in analysis.findings]
@@ -175,7 +182,7 @@ def analyze_file(path: str, min_points: int = 0) -> tuple[int, list[dict[str, An
 def _analyze(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in args.files:
-        code, findings, error = analyze_file(path, args.min_points)
+        code, findings, error = analyze_file(path, args.min_points, args.hand_budget, args.match_budget)
         worst = max(worst, code)
         if code == EXIT_UNREADABLE:
             assert error is not None
@@ -199,7 +206,9 @@ def _print_findings(path: str, findings: list[dict[str, Any]], error: BuracoErro
             out.write(f"  hand {hand}\n")
         where = f"ply {finding['ply']}" if finding["ply"] is not None else "result"
         points = f"{finding['points']} points" if finding["points"] is not None else "points unknown"
-        out.write(f"    {where}: {finding['kind']} ({points}): {finding['message']}\n")
+        span = f", {finding['turns']} turns from ply {finding['first_ply']}" if finding["turns"] > 1 else ""
+        graded = f"{finding['severity']}, " if finding["severity"] else ""
+        out.write(f"    {where}: {finding['kind']} ({graded}{points}{span}): {finding['message']}\n")
         if finding["cause"]:
             out.write(f"      cause: {finding['cause']}\n")
         if finding["witness"]:

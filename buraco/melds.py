@@ -602,6 +602,20 @@ def _wild_spot(
     return named or default
 
 
+def moved_founding(founding: int, result: AddResult) -> int:
+    """A run's "came from the meld action" marks (a bit per position) after a lay-off:
+    the table wild carries its mark to its new place (``fechado-stbl``'s A..K laid in
+    one action, rules.md 4)."""
+    if not result.wild_from:
+        return founding
+    was_founding = founding >> result.wild_from & 1
+    founding &= ~(1 << result.wild_from)
+    new_place = result.wild_to or 2  # no new place: it became the natural 2
+    if was_founding:
+        founding |= 1 << new_place
+    return founding
+
+
 # --- canastas ----------------------------------------------------------------------
 
 DIRTY: Final = "dirty"
@@ -656,5 +670,5 @@ def suit_name(suit: int) -> str:
 __all__ = [
     "ACE_TO_ACE", "ACE_TO_KING", "AddResult", "CANASTA_KINDS", "CLEAN", "CardToken", "DIRTY", "END_HIGH",
     "END_LOW", "END_NONE", "IS_WILD_KIND", "NO_PLACE", "Shape", "SUIT_LETTERS", "canasta_bonus", "canasta_kind",
-    "layout_tokens", "meld_layouts", "resolve_add", "resolve_meld",
+    "layout_tokens", "meld_layouts", "moved_founding", "resolve_add", "resolve_meld",
 ]

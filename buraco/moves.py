@@ -95,20 +95,44 @@ def _run_melds(
     for suit in suits:
         if min_length > 3 and sum(1 for p in range(1, 14) if hand[_RUN[suit][p]]) + 1 + wilds < min_length:
             continue  # too few cards of the suit for a run this long (an ace may count twice)
-        for low in range(1, 13):
-            used: dict[int, int] = {}
-            missing: list[int] = []
-            for high in range(low, min(14, low + 13) + 1):
-                natural = _RUN[suit][high]
-                if hand[natural] > used.get(natural, 0):
-                    used[natural] = used.get(natural, 0) + 1
-                else:
-                    missing.append(high)
-                    if len(missing) > 1:
-                        break
-                if high - low + 1 < min_length:
-                    continue
-                yield from _run_windows(hand, suit, low, high, dict(used), missing, containing, substitutes)
+        yield from _suit_run_melds(hand, suit, containing, min_length, substitutes)
+
+
+def _suit_run_melds(
+    hand: Sequence[int], suit: int, containing: int | None, min_length: int, substitutes: bool
+) -> Iterator[tuple[CardToken, ...]]:
+    for low in range(1, 13):
+        used: dict[int, int] = {}
+        missing: list[int] = []
+        for high in range(low, min(14, low + 13) + 1):
+            natural = _RUN[suit][high]
+            if hand[natural] > used.get(natural, 0):
+                used[natural] = used.get(natural, 0) + 1
+            else:
+                missing.append(high)
+                if len(missing) > 1:
+                    break
+            if high - low + 1 < min_length:
+                continue
+            yield from _run_windows(hand, suit, low, high, dict(used), missing, containing, substitutes)
+
+
+def suit_run_melds(hand: Sequence[int], suit: int) -> Iterator[tuple[CardToken, ...]]:
+    """:func:`candidate_melds`' runs of one suit (every length, wilds substituted too):
+    they depend only on the hand's cards of that suit and its wilds, so a caller may
+    remember them by those cards."""
+    seen: set[tuple[CardToken, ...]] = set()
+    for tokens in _suit_run_melds(hand, suit, None, 3, True):
+        if tokens not in seen:
+            seen.add(tokens)
+            yield tokens
+
+
+def rank_set_melds(variant: Variant, hand: Sequence[int], rank: int) -> Iterator[tuple[CardToken, ...]]:
+    """:func:`candidate_melds`' sets of one rank (none where the rule set has no sets):
+    they depend only on the hand's cards of that rank and its wilds."""
+    if variant.sets and rank != 2:
+        yield from _set_melds_of_rank(variant, hand, rank, None, 3)
 
 
 def _run_windows(
@@ -158,23 +182,29 @@ def _set_melds(
         ranks: Iterable[int] = (RANK_OF[containing],)
     else:
         ranks = (1, *range(3, 14))
-    largest = variant.set_max or 99
     for rank in ranks:
-        codes = [(rank - 1) * 4 + s for s in range(4)]
-        limits = [min(hand[c], 1) if variant.set_suits_distinct else hand[c] for c in codes]
-        if sum(limits) < variant.min_naturals or sum(limits) + 1 < min_length:
+        yield from _set_melds_of_rank(variant, hand, rank, containing, min_length)
+
+
+def _set_melds_of_rank(
+    variant: Variant, hand: Sequence[int], rank: int, containing: int | None, min_length: int
+) -> Iterator[tuple[CardToken, ...]]:
+    largest = variant.set_max or 99
+    codes = [(rank - 1) * 4 + s for s in range(4)]
+    limits = [min(hand[c], 1) if variant.set_suits_distinct else hand[c] for c in codes]
+    if sum(limits) < variant.min_naturals or sum(limits) + 1 < min_length:
+        return
+    for choice in product(*(range(n + 1) for n in limits)):
+        count = sum(choice)
+        if count < variant.min_naturals:
             continue
-        for choice in product(*(range(n + 1) for n in limits)):
-            count = sum(choice)
-            if count < variant.min_naturals:
-                continue
-            naturals = tuple(CardToken(CARDS[c]) for c, n in zip(codes, choice) for _ in range(n))
-            if count >= min_length and count <= largest and (containing is None or _holds(naturals, containing)):
-                yield naturals
-            if count + 1 >= min_length and count + 1 <= largest:
-                for wild in WILD_CODES:
-                    if hand[wild] and (containing is None or containing == wild or _holds(naturals, containing)):
-                        yield (*naturals, CardToken(CARDS[wild]))
+        naturals = tuple(CardToken(CARDS[c]) for c, n in zip(codes, choice) for _ in range(n))
+        if count >= min_length and count <= largest and (containing is None or _holds(naturals, containing)):
+            yield naturals
+        if count + 1 >= min_length and count + 1 <= largest:
+            for wild in WILD_CODES:
+                if hand[wild] and (containing is None or containing == wild or _holds(naturals, containing)):
+                    yield (*naturals, CardToken(CARDS[wild]))
 
 
 def _holds(tokens: Sequence[CardToken], card: int) -> bool:
@@ -481,4 +511,5 @@ def plays_using(state: HandState, card: int) -> Iterator[Play]:
 __all__ = [
     "Play", "WILD_CODES", "add_action", "candidate_lay_offs", "candidate_melds", "counts_of", "discard_actions",
     "draw_step_actions", "lay_off_plays", "legal_plays", "may_extend", "meld_action", "meld_plays", "plays_using",
+    "rank_set_melds", "suit_run_melds",
 ]

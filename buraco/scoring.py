@@ -48,6 +48,20 @@ def score_hand(state: HandState) -> list[SideScore]:
     """Each side's score; the hand must be over."""
     if not state.is_over:
         raise ValueError("the hand is not over: it has no score yet")
+    return scores_if_ended(state, state.ended_by, state.out_by)
+
+
+def scores_if_ended(state: HandState, ended_by: str | None, out_by: int = 0) -> list[SideScore]:
+    """Each side's score were the hand to end on this table: by ``out_by`` going out
+    (``ended_by`` OUT) or by the stock. The analysis values tables the hand never
+    reached, or an unfinished hand as it stands.
+
+    >>> from buraco.selfplay import play_match
+    >>> from buraco.replay import deal_hand
+    >>> state = deal_hand(play_match("cerrado", seed=1), 0)
+    >>> [s.total for s in scores_if_ended(state, "stock")] == [-s.hand - 100 for s in scores_if_ended(state, "stock")]
+    True
+    """
     variant = state.variant
     values = variant.card_values
     scores = []
@@ -65,7 +79,7 @@ def score_hand(state: HandState) -> list[SideScore]:
         for seat in seats:
             hand = state.hands[seat]
             in_hand += sum(values[c] * n for c, n in enumerate(hand) if n)
-        going_out = variant.going_out_bonus if state.ended_by == OUT and state.side_of[state.out_by] == side else 0
+        going_out = variant.going_out_bonus if ended_by == OUT and state.side_of[out_by] == side else 0
         penalties = 0
         reasons = []
         if variant.has_dead_piles and not state.dead_taken[side] and variant.penalty_dead_not_taken:

@@ -23,6 +23,7 @@ from .melds import (
     CardToken,
     Shape,
     canasta_kind,
+    moved_founding,
     resolve_add,
     resolve_meld,
 )
@@ -186,8 +187,12 @@ class HandState:
         self.operations: list[Operation] = []
         self._check_deal(dealt, dead, discard, stock)
 
-    def copy(self) -> HandState:
-        """An independent table to try moves on (the bots look ahead with it)."""
+    def copy(self, log: bool = True) -> HandState:
+        """An independent table to try moves on (the bots look ahead with it).
+
+        With ``log=False`` the copy's log of operations starts empty: a trial table
+        whose past nobody reads (the analysis' searches), copied without it.
+        """
         other = object.__new__(HandState)
         other.__dict__.update(self.__dict__)
         other.hands = [list(h) for h in self.hands]
@@ -200,7 +205,7 @@ class HandState:
         other.dead_unplayed = list(self.dead_unplayed)
         other.melds = [TableMeld(m.number, m.shape, m.side, m.owner, m.founding) for m in self.melds]
         other.melded_points = list(self.melded_points)
-        other.operations = list(self.operations)
+        other.operations = list(self.operations) if log else []
         return other
 
     @classmethod
@@ -401,12 +406,23 @@ class HandState:
         for card in taken:
             counts[card] += 1
         self.hand_sizes[seat] += taken_count
-        if self.variant.pickup == "use-top":
-            self.obligation = Obligation(taken[-1], before, len(self.melds))
-        elif self.variant.pickup == "dig" and taken_count > 1:
-            self.obligation = Obligation(taken[0], (), len(self.melds))
+        self.obligation = self._obligation_of(taken, before)
         self._start_playing(seat)
         return self._log(Took(seat, taken))
+
+    def obligation_of_take(self, seat: int, count: int = 0) -> Obligation | None:
+        """What taking ``count`` cards (0: the whole pile) would oblige ``seat`` to meld this
+        turn, without taking them (the analysis weighs takes the player passed over)."""
+        pile = self.discard_pile
+        taken_count = count or len(pile)
+        return self._obligation_of(tuple(pile[-taken_count:]), tuple(self.hands[seat]))
+
+    def _obligation_of(self, taken: tuple[Card, ...], before: tuple[int, ...]) -> Obligation | None:
+        if self.variant.pickup == "use-top":
+            return Obligation(taken[-1], before, len(self.melds))
+        if self.variant.pickup == "dig" and len(taken) > 1:
+            return Obligation(taken[0], (), len(self.melds))
+        return None
 
     # --- melds and lay-offs ----------------------------------------------------------
 
@@ -418,7 +434,7 @@ class HandState:
         self._holds(seat, (t.card for t in tokens))
         shape = resolve_meld(tokens, self.variant)
         if len(tokens) == self.hand_sizes[seat]:
-            self._check_emptying_meld(seat, shape, None)
+            self._check_emptying_meld(seat, shape, None, shape.cards)
         return shape
 
     def can_meld(self, seat: int, tokens: Sequence[CardToken]) -> bool:
@@ -461,7 +477,7 @@ class HandState:
         laid = [t.card for i, t in enumerate(tokens) if i != result.directive]
         self._holds(seat, laid)
         if len(laid) == self.hand_sizes[seat]:
-            self._check_emptying_meld(seat, result.shape, target)
+            self._check_emptying_meld(seat, result.shape, target, laid)
         return result
 
     def can_add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> bool:
@@ -480,7 +496,7 @@ class HandState:
         self.hand_sizes[seat] -= len(laid)
         self.melded_points[self.side_of[seat]] += points
         if target.shape.is_run and target.founding:
-            target.founding = _move_founding(target.founding, result)
+            target.founding = moved_founding(target.founding, result)
         obligation = self.obligation
         if obligation is not None and self.add_meets_obligation(obligation, target, result.shape, laid):
             self.obligation = None
@@ -519,26 +535,28 @@ class HandState:
             return _holds_natural_two(shape, SUIT_OF[card]) and not _holds_natural_two(target.shape, SUIT_OF[card])
         return True
 
-    def _check_emptying_meld(self, seat: int, shape: Shape, target: TableMeld | None) -> None:
+    def _check_emptying_meld(self, seat: int, shape: Shape, target: TableMeld | None, laid: Sequence[Card]) -> None:
         """A meld or lay-off that plays the last card: going out or a direct pick-up."""
         variant = self.variant
         side = self.side_of[seat]
         if self._may_go_out(seat, shape, target):
             if not variant.out_by_meld:
                 raise IllegalActionError(f"in {variant.id} a player goes out by discarding: p{seat} cannot meld the last card")
-            self._check_obligation_met(seat, shape, target)
+            self._check_obligation_met(seat, shape, target, laid)
             return
         if self._may_pick_dead(side, direct=True):
             return
         raise IllegalActionError(f"p{seat} cannot play the last card: {self._why_no_empty(seat, shape, target, direct=True)}")
 
-    def _check_obligation_met(self, seat: int, shape: Shape, target: TableMeld | None) -> None:
+    def _check_obligation_met(self, seat: int, shape: Shape, target: TableMeld | None, laid: Sequence[Card]) -> None:
+        """The play emptying the hand must meet the pile's obligation if nothing before it
+        did: with the cards it lays (a card like the taken one already on the meld is not it)."""
         obligation = self.obligation
         if obligation is None:
             return
-        if target is None and self.meld_meets_obligation(obligation, shape.cards):
+        if target is None and self.meld_meets_obligation(obligation, laid):
             return
-        if target is not None and self.add_meets_obligation(obligation, target, shape, list(shape.cards)):
+        if target is not None and self.add_meets_obligation(obligation, target, shape, laid):
             return
         raise IllegalActionError(
             f"p{seat} took the pile and must meld its card {CARD_TEXT[obligation.card]} before the turn ends"
@@ -658,8 +676,16 @@ class HandState:
         if self.stock_count == 0:
             if self.variant.dead_to_stock and self.dead:
                 self._dead_piles_to_stock()
-            elif not self.can_take(self.turn):
+            elif not self._may_take_at_empty_stock(self.turn):
                 self._end(STOCK, 0)
+
+    def _may_take_at_empty_stock(self, seat: int) -> bool:
+        """Can the player facing an empty stock go on by taking? In ``dig`` the top card
+        alone may always be taken (rules.md 2, "End of a hand", D1): the hand goes on
+        while the pile holds a card, and ends only where the record's actions stop."""
+        if self.variant.pickup == "dig":
+            return bool(self.discard_pile)
+        return self.can_take(seat)
 
     def _dead_piles_to_stock(self) -> None:
         # In deal order, first card on top: the stock's top is its last element.
@@ -810,18 +836,6 @@ def _succeeds(check: Any, *args: Any) -> bool:
 
 def _all_positions(shape: Shape) -> int:
     return sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
-
-
-def _move_founding(founding: int, result: AddResult) -> int:
-    """Carry the table wild's "came from the meld action" mark to its new place."""
-    if not result.wild_from:
-        return founding
-    was_founding = founding >> result.wild_from & 1
-    founding &= ~(1 << result.wild_from)
-    new_place = result.wild_to or 2  # no new place: it became the natural 2
-    if was_founding:
-        founding |= 1 << new_place
-    return founding
 
 
 def _holds_natural_two(shape: Shape, suit: int) -> bool:

@@ -13,46 +13,95 @@ through the engine's own state machine (:mod:`buraco.moves` proposes, the
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from ..notation import Record
 from ..replay import verify
 from .findings import (
     ANALYSIS_VERSION,
+    BLUNDER,
     DANGEROUS_DISCARD,
+    INACCURACY,
     KINDS,
+    LOST,
     MISSED_CANASTA,
     MISSED_GOING_OUT,
+    MISTAKE,
+    OUTCOMES,
+    PARTLY,
+    REALIZED,
     SCORING_MISTAKE,
+    SEVERITIES,
+    SEVERITY_THRESHOLDS,
     Finding,
+    Thresholds,
+    severity_of,
     sort_key,
+    thresholds_for,
 )
+from .search import Budget, SearchContext
 from .slips import scoring_findings
 from .turns import Unsearched, turn_findings
 
 
 @dataclass(frozen=True)
 class Analysis:
-    """What :func:`analyze_record` found, and the decisions it could not search in full."""
+    """What :func:`analyze_record` found, and the decisions it did not judge.
+
+    ``unsearched`` lists every turn decision a CPU budget cut (one entry per decision:
+    hand, the turn's draw ply, seat, search); ``partial`` says whether there is any, and
+    ``cut_hands`` which hands. What was judged before a cut is kept in ``findings``.
+    """
 
     findings: list[Finding]
     unsearched: list[Unsearched]
 
+    @property
+    def partial(self) -> bool:
+        return bool(self.unsearched)
 
-def analyze_record(record: Record, *, min_points: int = 0) -> Analysis:
-    """Every finding of every hand, in hand and ply order, with the turns whose search
-    stopped at its limit (see docs/analysis.md).
+    @property
+    def cut_hands(self) -> list[int]:
+        return sorted({u.hand for u in self.unsearched})
 
-    ``min_points`` drops findings worth fewer points; findings without points (a
-    missed going out in an unfinished hand) are kept only when it is 0.
+
+def analyze_record(
+    record: Record,
+    *,
+    min_points: int = 0,
+    hand_budget: float | None = None,
+    match_budget: float | None = None,
+) -> Analysis:
+    """Every finding of every hand, in hand and ply order, with the decisions a CPU
+    budget cut (see docs/analysis.md).
+
+    ``min_points`` drops findings worth fewer points; findings without points are kept
+    only when it is 0. ``hand_budget`` and ``match_budget`` are seconds of CPU
+    (``time.process_time``) for one hand's turn searches and for the whole record's; None
+    (the default) is no limit. When a budget runs out, the decisions left are listed in
+    ``Analysis.unsearched`` (the result is then ``partial``), and what was found is kept;
+    the scoring mistakes and dangerous discards, which need no search, are always judged.
+
+    >>> from buraco.selfplay import play_match
+    >>> record = play_match("cerrado", players=2, hands=2, seed=1)
+    >>> cut = analyze_record(record, match_budget=0.0)
+    >>> cut.partial, cut.cut_hands
+    (True, [1, 2])
+    >>> analyze_record(record).partial
+    False
     """
     report = verify(record)
     findings: list[Finding] = list(scoring_findings(record, report))
     unsearched: list[Unsearched] = []
+    match_deadline = None if match_budget is None else time.process_time() + match_budget
+    context = SearchContext(record.rules)
     for index, hand in enumerate(report.hands):
         if hand.error is not None and hand.error.ply is None:
             continue  # a broken deal, or a hand after an unfinished one: nothing was played
-        findings.extend(turn_findings(record, index, unsearched))
+        deadlines = [d for d in (match_deadline, None if hand_budget is None else time.process_time() + hand_budget) if d is not None]
+        context.budget = Budget(min(deadlines) if deadlines else None)
+        findings.extend(turn_findings(record, index, unsearched, context))
     kept = sorted((f for f in findings if _worth(f, min_points)), key=sort_key)
     return Analysis(kept, unsearched)
 
@@ -75,6 +124,8 @@ def _worth(finding: Finding, min_points: int) -> bool:
 
 
 __all__ = [
-    "ANALYSIS_VERSION", "Analysis", "Unsearched", "analyze_record", "DANGEROUS_DISCARD", "Finding", "KINDS", "MISSED_CANASTA", "MISSED_GOING_OUT",
-    "SCORING_MISTAKE", "analyze",
+    "ANALYSIS_VERSION", "Analysis", "BLUNDER", "DANGEROUS_DISCARD", "Finding", "INACCURACY", "KINDS", "LOST",
+    "MISSED_CANASTA", "MISSED_GOING_OUT", "MISTAKE", "OUTCOMES", "PARTLY", "REALIZED", "SCORING_MISTAKE",
+    "SEVERITIES", "SEVERITY_THRESHOLDS", "Thresholds", "Unsearched", "analyze", "analyze_record", "severity_of",
+    "thresholds_for",
 ]

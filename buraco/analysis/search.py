@@ -1,45 +1,134 @@
 """Exhaustive searches within one turn: the best canasta bonus a player could end the
-turn with, and every way to go out.
+turn with, and the best way to go out.
 
-Both walk plays from :mod:`buraco.moves` and apply them to copies of the table, so
-every line they return is legal by the engine's own judgement. They use only what
-the player holds and what is on the table: the stock and the dead piles never enter.
+Both walk a light copy of the table (the player's hand as 53 counters, each meld's
+shape) through plays proposed by :mod:`buraco.moves` and accepted by the rules'
+pure checks (:mod:`buraco.analysis.proposals`, remembered by the cards each depends
+on), and replay every line they would report through the engine's own state machine
+(:meth:`Start.replay`): a line the engine refuses is never reported, and the score a
+line is worth is the one :func:`buraco.scoring.score_hand` gives its table. They use
+only what the player holds and what is on the table: the stock and the dead piles
+never enter.
+
+Nothing is sampled and no answer is cut off: a branch is left only when a bound proves
+it cannot beat the best line found (each bound and why it holds is written where it is
+computed), and a table reached twice, in any order of the same plays, is walked once
+(a transposition table over the hand and the melds, the melds laid this turn sorted).
+A CPU budget (:class:`Budget`) may stop a search; the caller then reports the decision
+as not judged, never silently.
 
 Why the canasta search may look only at plays that raise the side's canasta bonus
-(and at plays that use a card taken from the pile): a meld changes only by plays
-onto it, and a meld's canasta kind depends only on its final cards, so any line that
-ends with more bonus holds, meld by meld, one play making each canasta better; the
-other plays of the line only spend cards.
+(and at plays that use a card taken from the pile): a meld changes only by plays onto
+it, and a meld's canasta kind depends only on its final cards, so any line that ends
+with more bonus holds, meld by meld, one play making each canasta better; the other
+plays of the line only spend cards.
+
+>>> from buraco.actions import parse_action
+>>> from buraco.cards import parse_cards
+>>> from buraco.rules import VARIANTS
+>>> from buraco.state import HandState
+>>> from buraco.selfplay import new_deck
+>>> hand = parse_cards("3h 4h 5h 6h 7h 8h 9h Kc Qd Js 5c")
+>>> rest = new_deck(VARIANTS["cerrado"])
+>>> for card in hand:
+...     rest.remove(card)
+>>> state = HandState.deal(VARIANTS["cerrado"], 2, 2, [hand, rest[:11]], [rest[11:22], rest[22:33]], None, rest[33:])
+>>> state.apply(parse_action("p1 draw"))  # doctest: +ELLIPSIS
+Drew(...)
+>>> line = best_canasta_line(state)
+>>> line.bonus, [a.text for a in line.actions][0]
+(200, 'p1 meld 3h 4h 5h 6h 7h 8h 9h')
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary
+from typing import Final, NamedTuple
 
 from ..actions import Action
-from ..cards import CARD_KINDS, CARDS
-from ..melds import canasta_bonus, canasta_kind
-from ..moves import (
-    Play,
-    candidate_lay_offs,
-    candidate_melds,
-    discard_actions,
-    lay_off_plays,
-    may_extend,
-    meld_plays,
-    plays_using,
+from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
+from ..errors import IllegalActionError
+from ..melds import (
+    ALL_13,
+    ALL_14,
+    CLEAN,
+    DIRTY,
+    IS_WILD_KIND,
+    Shape,
+    canasta_bonus,
+    canasta_kind,
+    moved_founding,
 )
-from ..scoring import score_hand
-from ..state import DEAD_DIRECT_STEP, OUT, HandState
+from ..moves import WILD_CODES, add_action, discard_actions, meld_action
+from ..rules import Variant
+from ..scoring import score_hand, scores_if_ended
+from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
+from .proposals import RUN_CODES, SET_CODES, LayOff, LayOffTable, NewMeld, Proposals
 
-NODE_LIMIT = 3000  # tables one search may visit; past it the turn is reported as not fully searched
+BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
 
 
-class SearchLimit(Exception):
-    """A search visited NODE_LIMIT tables without settling: the caller says so, never silently."""
+class SearchCut(Exception):
+    """The CPU budget ran out during a search: the caller says so, never silently."""
+
+
+class Budget:
+    """A CPU deadline (``time.process_time``) shared by the searches of an analysis."""
+
+    def __init__(self, deadline: float | None = None) -> None:
+        self.deadline = deadline
+
+    @classmethod
+    def seconds(cls, seconds: float | None) -> Budget:
+        """A budget of ``seconds`` of CPU from now (None: no limit)."""
+        return cls(None if seconds is None else time.process_time() + seconds)
+
+    def spent(self) -> bool:
+        return self.deadline is not None and time.process_time() > self.deadline
+
+
+UNLIMITED: Final = Budget()
+
+
+class SearchContext:
+    """What the searches of one analysis share: the remembered proposals of its rule
+    set, the CPU budget, and how many tables the searches visited (for the bench)."""
+
+    def __init__(self, variant: Variant, budget: Budget = UNLIMITED) -> None:
+        self.variant = variant
+        self.proposals = Proposals(variant)
+        self.budget = budget
+        self.nodes = 0  # tables visited, all searches
+        self.largest = 0  # the most tables one search visited
+        self._kind_bounds: dict[tuple[object, ...], int] = {}
+        self._new_bounds: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
+        self._tables: dict[int, tuple[HandState, tuple[MeldState, ...]]] = {}
+        self._bonuses: dict[tuple[int, int], tuple[HandState, int]] = {}
+        self._suit_gains: dict[tuple[object, ...], int] = {}
+
+    def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
+        """The melds of a table as a search keeps them, read once per table (a turn's
+        searches all start from its table before or after the draw step)."""
+        found = self._tables.get(id(base))
+        if found is None or found[0] is not base:
+            if len(self._tables) > 64:
+                self._tables.clear()
+            melds = tuple(MeldState(m.number, m.shape, m.side, m.owner, m.founding) for m in base.melds)
+            found = self._tables[id(base)] = (base, melds)
+        return found[1]
+
+    def bonus_of(self, base: HandState, side: int) -> int:
+        """The side's canasta bonus on a table, read once per table and side."""
+        key = (id(base), side)
+        found = self._bonuses.get(key)
+        if found is None or found[0] is not base:
+            if len(self._bonuses) > 64:
+                self._bonuses.clear()
+            found = self._bonuses[key] = (base, side_bonus(base, side))
+        return found[1]
 
 
 @dataclass(frozen=True)
@@ -51,25 +140,93 @@ class Line:
     state: HandState
 
 
+@dataclass(frozen=True)
+class Exit:
+    """A legal way to go out this turn, and the hand's score then."""
+
+    actions: tuple[Action, ...]
+    margin: int  # the side's score minus the best other side's
+    scores: tuple[int, ...]
+    state: HandState
+    bonus: int = 0  # the side's canasta bonus then
+
+
 def side_bonus(state: HandState, side: int) -> int:
     """The canasta bonus the side's melds hold now (0-based side)."""
     variant = state.variant
     return sum(canasta_bonus(m.kind(variant), variant) for m in state.melds if m.side == side)
 
 
-def _key(state: HandState) -> tuple[object, ...]:
-    seat = state.turn
-    obligation = state.obligation.card if state.obligation is not None else -1
-    return (tuple(state.hands[seat]), tuple(m.shape for m in state.melds), obligation, state.step)
+def margin_of(scores: tuple[int, ...] | list[int], side: int) -> int:
+    """The side's score minus the best other side's."""
+    others = [s for i, s in enumerate(scores) if i != side]
+    return scores[side] - max(others) if others else scores[side]
 
 
-def _after(state: HandState, action: Action) -> HandState:
-    trial = state.copy()
-    trial.apply(action)
-    return trial
+# --- where a search starts ------------------------------------------------------------
 
 
-def _ending(state: HandState, prefer: int | None) -> Action | None:
+@dataclass(frozen=True)
+class Start:
+    """A table just after a draw step: the one played (``base`` after it, ``draw`` None),
+    or a take the player passed over (``base`` before it, ``draw`` the take), built
+    without playing the take: a search proves a take legal by finding a line that meets
+    its obligation, and :meth:`replay` has the engine judge it."""
+
+    base: HandState
+    draw: Action | None
+    seat: int
+    hand: tuple[int, ...]  # the player's hand after the draw step
+    obligation: Obligation | None
+
+    @classmethod
+    def after(cls, state: HandState) -> Start:
+        """The table ``state`` (its play step, nothing played yet)."""
+        seat = state.turn
+        return cls(state, None, seat, tuple(state.hands[seat]), state.obligation)
+
+    @classmethod
+    def drawing(cls, state: HandState, draw: Action) -> Start:
+        """The table after ``draw`` (a ``draw`` naming its card) from ``state``, at its draw step."""
+        seat = state.turn
+        hand = list(state.hands[seat])
+        hand[draw.cards[0]] += 1
+        return cls(state, draw, seat, tuple(hand), None)
+
+    @classmethod
+    def taking(cls, state: HandState, take: Action) -> Start:
+        """The table after ``take`` (a ``take`` action) from ``state``, at its draw step."""
+        seat = state.turn
+        pile = state.discard_pile
+        hand = list(state.hands[seat])
+        for card in pile[-(take.depth or len(pile)):]:
+            hand[card] += 1
+        return cls(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
+
+    def replay(self, line: Sequence[Action]) -> HandState | None:
+        """The table after the draw step and ``line``, each action judged by the engine;
+        None if it refuses one. (The draw step is judged once, its table kept.)"""
+        after: HandState | None | bool = self.__dict__.get("_after_draw", False)
+        if after is False:
+            after = self.base.copy(log=False)
+            try:
+                if self.draw is not None:
+                    after.apply(self.draw)
+            except IllegalActionError:
+                after = None
+            object.__setattr__(self, "_after_draw", after)
+        if not isinstance(after, HandState):
+            return None
+        state = after.copy(log=False)
+        try:
+            for action in line:
+                state.apply(action)
+        except IllegalActionError:
+            return None
+        return state
+
+
+def ending_discard(state: HandState, prefer: int | None) -> Action | None:
     """The discard that ends the turn: the one the player really made when it is still
     legal, else the cheapest card that leaves a card in hand, else any legal one."""
     if state.is_over:
@@ -85,278 +242,1040 @@ def _ending(state: HandState, prefer: int | None) -> Action | None:
     return min(options, key=lambda a: (not keeping, values[a.cards[0]], a.cards[0]))
 
 
-def best_canasta_line(state: HandState, prefer_discard: int | None = None, to_beat: int = -1) -> Line | None:
-    """From the play step, the line ending the turn with the most canasta bonus for the
-    player's side (a legal discard, or going out by melding the last card).
+# --- the light table a search walks ------------------------------------------------------
 
-    None when no line ends the turn without cards the player could not know (a dead
-    pile), or when no line could end with more than ``to_beat``: the search starts only
-    if a bound on the bonus (every meld made its best canasta, as many new canastas as
-    the hand has cards for) beats it, and stops once a line reaches that bound.
+
+class MeldState(NamedTuple):
+    number: int
+    shape: Shape
+    side: int
+    owner: int
+    founding: int
+
+
+def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
+    suits = [0, 0, 0, 0]
+    ranks = [0] * 14
+    wilds = 0
+    for card in range(CARD_KINDS):
+        count = hand[card]
+        if count:
+            if card == JOKER_CODE:
+                wilds += count
+                continue
+            suits[SUIT_OF[card]] += count
+            ranks[RANK_OF[card]] += count
+            if RANK_OF[card] == 2:
+                wilds += count
+    return suits, ranks, wilds
+
+
+def _founding_of(shape: Shape) -> int:
+    """A new meld's marks: every position of a run came from its meld action."""
+    return sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
+
+
+class _Walk:
+    """The state of a search: the hand, the melds, the line so far; plays done and undone."""
+
+    def __init__(self, start: Start, context: SearchContext) -> None:
+        base = start.base
+        self.start = start
+        self.context = context
+        self.proposals = context.proposals
+        self.variant = base.variant
+        self.seat = start.seat
+        self.side = base.side_of[start.seat]
+        self.hand = list(start.hand)
+        self.size = sum(self.hand)
+        self.melds = list(context.melds_of(base))
+        self.existing = len(self.melds)
+        self.line: list[Action] = []
+        self.obligation = start.obligation
+        self.met = start.obligation is None
+        self.bonus = context.bonus_of(base, self.side)
+        self.nodes = 0
+        self.seen: set[tuple[object, ...]] = set()
+        self._suits, self._ranks, self._wilds = _counts_of(self.hand)
+
+    def fork(self) -> _Walk:
+        """A walk from this table on, with its own transposition table (for a bound)."""
+        other = object.__new__(_Walk)
+        other.__dict__.update(self.__dict__)
+        other.hand = list(self.hand)
+        other.melds = list(self.melds)
+        other.line = []
+        other.nodes = 0
+        other.seen = set()
+        other._suits, other._ranks = list(self._suits), list(self._ranks)
+        return other
+
+    def _spend(self, cards: Sequence[int], sign: int) -> None:
+        """Take ``cards`` from the hand (sign -1) or give them back (+1), counts kept."""
+        hand, suits, ranks = self.hand, self._suits, self._ranks
+        for card in cards:
+            hand[card] += sign
+            if card == JOKER_CODE:
+                self._wilds += sign
+                continue
+            suits[SUIT_OF[card]] += sign
+            rank = RANK_OF[card]
+            ranks[rank] += sign
+            if rank == 2:
+                self._wilds += sign
+        self.size += sign * len(cards)
+
+    # --- small queries
+
+    def meld_bonus(self, meld: MeldState) -> int:
+        return canasta_bonus(canasta_kind(meld.shape, self.variant, meld.founding), self.variant)
+
+    def may_extend(self, meld: MeldState) -> bool:
+        return self.variant.lay_off_anyone or meld.side == self.side
+
+    def key(self, *extra: object) -> tuple[object, ...]:
+        """The table as a transposition key: the melds laid this turn sorted, so that the
+        same melds laid in another order are one table."""
+        existing = self.melds[: self.existing]
+        laid = sorted((m.shape, m.founding) for m in self.melds[self.existing:])
+        return (tuple(self.hand), tuple((m.shape, m.founding) for m in existing), tuple(laid), self.met, *extra)
+
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.nodes % BUDGET_EVERY == 0 and self.context.budget.spent():
+            raise SearchCut
+
+    def finish(self) -> None:
+        context = self.context
+        context.nodes += self.nodes
+        context.largest = max(context.largest, self.nodes)
+
+    # --- plays on the light table
+
+    def lay_off(self, index: int, play: LayOff) -> tuple[int, MeldState, bool, int]:
+        """Lay ``play`` off on melds[index]; returns what :meth:`undo` needs."""
+        meld = self.melds[index]
+        self._spend(play.laid, -1)
+        founding = meld.founding
+        if meld.shape.is_run and founding:
+            founding = moved_founding(founding, play)  # type: ignore[arg-type]
+        after = MeldState(meld.number, play.shape, meld.side, meld.owner, founding)
+        was_met, was_bonus = self.met, self.bonus
+        if meld.side == self.side:
+            self.bonus += self.meld_bonus(after) - self.meld_bonus(meld)
+        if not self.met and self.obligation is not None:
+            target = TableMeld(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
+            self.met = self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
+        self.melds[index] = after
+        self.line.append(add_action(self.seat, meld.number, play.tokens))
+        return index, meld, was_met, was_bonus
+
+    def undo_lay_off(self, play: LayOff, undo: tuple[int, MeldState, bool, int]) -> None:
+        index, meld, self.met, self.bonus = undo
+        self.melds[index] = meld
+        self._spend(play.laid, 1)
+        self.line.pop()
+
+    def meld(self, play: NewMeld) -> tuple[bool, int]:
+        self._spend(play.laid, -1)
+        was = (self.met, self.bonus)
+        meld = MeldState(len(self.melds) + 1, play.shape, self.side, self.seat, _founding_of(play.shape))
+        self.bonus += self.meld_bonus(meld)
+        if not self.met and self.obligation is not None:
+            self.met = self.start.base.meld_meets_obligation(self.obligation, play.laid)
+        self.melds.append(meld)
+        self.line.append(meld_action(self.seat, play.tokens))
+        return was
+
+    def undo_meld(self, play: NewMeld, undo: tuple[bool, int]) -> None:
+        self.met, self.bonus = undo
+        self.melds.pop()
+        self._spend(play.laid, 1)
+        self.line.pop()
+
+    def meets_obligation_by_lay_off(self, meld: MeldState, play: LayOff) -> bool:
+        assert self.obligation is not None
+        target = TableMeld(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
+        return self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
+
+    # --- bounds from card counts
+
+    def counts(self) -> tuple[list[int], list[int], int]:
+        """The hand's cards of each suit (its 2 included: a natural 2 is of the suit), of
+        each rank, and its wilds: what the quick bounds below read (kept as plays go)."""
+        return list(self._suits), list(self._ranks), self._wilds
+
+    def could_grow_to_canasta(self, meld: MeldState, suits: list[int], ranks: list[int], wilds: int) -> bool:
+        """Could the meld hold seven cards or more once laid off on? Every card of its suit
+        (run) or rank (set) in hand, and one wild where it has none, at most (a quick test
+        before :meth:`kind_bound`; a meld of seven or more always passes)."""
+        shape = meld.shape
+        extra = suits[shape.suit] if shape.is_run else ranks[shape.rank]
+        longest = len(shape.cards) + extra + (1 if wilds and shape.wild_index < 0 else 0)
+        if not shape.is_run and self.variant.set_max is not None:
+            longest = min(longest, self.variant.set_max)
+        return longest >= 7
+
+    def kind_bound(self, meld: MeldState) -> int:
+        """A bound on the canasta bonus ``meld`` can hold after any plays of this turn
+        with the cards in hand (see :func:`meld_bonus_bound`), remembered per projection."""
+        shape = meld.shape
+        codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
+        key = (shape, meld.founding, tuple([self.hand[c] for c in codes]))
+        bounds = self.context._kind_bounds
+        found = bounds.get(key)
+        if found is None:
+            found = bounds[key] = max(self.meld_bonus(meld), meld_bonus_bound(self.variant, meld, self.hand))
+        return found
+
+    def new_bound(self, counts: tuple[list[int], list[int], int] | None = None) -> int:
+        """A bound on the canasta bonus new melds laid from the hand could hold (see
+        :func:`new_run_groups`; a set canasta needs seven cards of its rank, one of them
+        perhaps a wild)."""
+        if self.size < 7:
+            return 0
+        suits, ranks, wilds = counts or self.counts()
+        groups: list[tuple[int, int]] = []
+        bounds = self.context._new_bounds
+        hand = self.hand
+        for suit in range(4):
+            if suits[suit] < 6:
+                continue  # a canasta of seven holds at least six cards of its suit
+            key: tuple[object, ...] = ("run", suit, tuple([hand[c] for c in RUN_CODES[suit]]))
+            found = bounds.get(key)
+            if found is None:
+                found = bounds[key] = new_run_groups(self.variant, hand, suit)
+            groups.extend(found)
+        variant = self.variant
+        if variant.sets and (variant.set_max is None or variant.set_max >= 7):
+            for rank in (1, *range(3, 14)):
+                naturals = ranks[rank]
+                if naturals + min(1, wilds) >= 7:
+                    groups.append((canasta_bonus(CLEAN if naturals >= 7 else DIRTY, variant), 1))
+        if not groups:
+            return 0
+        most = self.size // 7  # a canasta holds at least 7 cards of the hand
+        bonuses = sorted((bonus for bonus, count in groups for _ in range(count)), reverse=True)
+        return sum(bonuses[:most])
+
+    def bonus_bound(self) -> int:
+        """A bound on the canasta bonus the side could hold once any line from here is
+        played: each meld of the side at its own bound, plus new canastas at theirs. Sound
+        because each bound assumes every card of the hand available to it, and cards one
+        play spends are not available to another."""
+        counts = self.counts()
+        suits, ranks, wilds = counts
+        total = 0
+        for meld in self.melds:
+            if meld.side == self.side:
+                if self.could_grow_to_canasta(meld, suits, ranks, wilds):
+                    total += self.kind_bound(meld)
+        return total + self.new_bound(counts)
+
+    def suit_bound(self, suit: int) -> int:
+        """:meth:`bonus_bound` for plays on runs of ``suit`` only (the other melds as they are)."""
+        suits, ranks, wilds = self.counts()
+        total = 0
+        for meld in self.melds:
+            if meld.side == self.side:
+                if meld.shape.is_run and meld.shape.suit == suit and self.could_grow_to_canasta(meld, suits, ranks, wilds):
+                    total += self.kind_bound(meld)
+                else:
+                    total += self.meld_bonus(meld)
+        if self.size >= 7 and suits[suit] >= 6:
+            key: tuple[object, ...] = ("run", suit, tuple([self.hand[c] for c in RUN_CODES[suit]]))
+            found = self.context._new_bounds.get(key)
+            if found is None:
+                found = self.context._new_bounds[key] = new_run_groups(self.variant, self.hand, suit)
+            bonuses = sorted((b for b, n in found for _ in range(n)), reverse=True)
+            total += sum(bonuses[: self.size // 7])
+        return total
+
+    def split_bound(self) -> int:
+        """A bound on the canasta bonus the side could hold once any line from here is
+        played, suit by suit: for each suit, the most the runs of that suit could gain by
+        plays on them alone (found by the canasta search kept to that suit), plus the sets
+        at their bounds from card counts. Runs of one suit and sets share no card but the
+        wilds; so each part is weighed twice, with every wild in hand at its disposal and
+        with none, and the sum takes each part without wilds plus the increase wilds bring
+        to at most as many parts as there are wilds (a wild goes to one meld, and a part
+        that gains from wilds uses one at least). Unlike :meth:`bonus_bound` it knows that
+        one card cannot go to two runs, nor one wild to two parts. Remembered per suit by
+        the suit's runs and the hand's cards of that suit and wilds: a play on another suit
+        leaves it as it is."""
+        suits, ranks, wilds = self.counts()
+        total = self.bonus
+        increases: list[int] = []
+        bare: list[int] | None = None
+        if wilds:
+            bare = list(self.hand)
+            for w in WILD_CODES:
+                bare[w] = 0
+        for suit in range(4):
+            runs = tuple(
+                (i, m.shape, m.founding) for i, m in enumerate(self.melds)
+                if m.side == self.side and m.shape.is_run and m.shape.suit == suit
+            )
+            if suits[suit] < 6 and not any(self.could_grow_to_canasta(self.melds[i], suits, ranks, wilds) for i, _, _ in runs):
+                continue
+            gain = self._suit_gain(suit, runs, self.hand)
+            if bare is None:
+                total += gain
+                continue
+            without = self._suit_gain(suit, runs, bare)
+            total += without
+            increases.append(gain - without)
+        variant = self.variant
+        with_wilds = 0
+        for meld in self.melds:
+            if meld.side == self.side and not meld.shape.is_run and self.could_grow_to_canasta(meld, suits, ranks, wilds):
+                with_wilds += self.kind_bound(meld) - self.meld_bonus(meld)
+        if variant.sets and (variant.set_max is None or variant.set_max >= 7) and self.size >= 7:
+            sets = [
+                canasta_bonus(CLEAN if ranks[r] >= 7 else DIRTY, variant)
+                for r in (1, *range(3, 14)) if ranks[r] + min(1, wilds) >= 7
+            ]
+            with_wilds += sum(sorted(sets, reverse=True)[: self.size // 7])
+        if bare is None:
+            return total + with_wilds
+        # The sets as one more part, every wild granted to it (a bound without wilds would
+        # need its own count; granting them all only raises this part).
+        increases.append(with_wilds)
+        return total + sum(sorted(increases, reverse=True)[:wilds])
+
+    def _suit_gain(self, suit: int, runs: tuple[tuple[int, Shape, int], ...], hand: list[int]) -> int:
+        """The most the side's runs of ``suit`` (and new runs of it) could gain from ``hand``
+        by plays on them alone: the canasta search kept to that suit, remembered."""
+        projection = tuple([hand[c] for c in RUN_CODES[suit]])
+        size = sum(hand)
+        # Whether a card of no concern to these runs stays in hand: a line may not use the last.
+        key = (suit, runs, projection, size > sum(projection), self.variant.out_by_meld)
+        gain = self.context._suit_gains.get(key)
+        if gain is None:
+            fork = self.fork()
+            fork.hand = list(hand)
+            fork.size = size
+            fork._suits, fork._ranks, fork._wilds = _counts_of(fork.hand)
+            fork.met = True
+            search = _CanastaSearch(fork, None, -1)
+            search.relaxed = True
+            search.suit = suit
+            search.visit()
+            self.nodes += fork.nodes
+            gain = self.context._suit_gains[key] = search.most - fork.bonus
+        return gain
+
+
+# --- bounds: what the cards in hand could make of a meld ----------------------------------
+
+
+def _window_lengths(fill: Sequence[bool], low: int, high: int, gaps: int) -> int:
+    """The longest window of run positions 1..14 containing ``low``..``high`` (both 0:
+    any window) in which at most ``gaps`` positions are not ``fill``-ed."""
+    best = 0
+    lows = range(1, low + 1) if low else range(1, 15)
+    for a in lows:
+        lacking = 0
+        for b in range(a, 15):
+            if not fill[b]:
+                lacking += 1
+                if lacking > gaps:
+                    break
+            if high and b < high:
+                continue
+            best = max(best, b - a + 1)
+    return best
+
+
+def _covers(fill: Sequence[bool], first: int, last: int) -> bool:
+    return all(fill[p] for p in range(first, last + 1))
+
+
+def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> int:
+    """A bound on the canasta bonus ``meld`` could hold after lay-offs of cards from ``hand``
+    (each card at most once), in any number of plays.
+
+    A set: its cards plus the hand's cards of its rank plus one wild if it has none; its
+    wild never leaves. A run: its natural cards never move, so its final cards fill a
+    window of positions around them, each position a natural (the run's or one in hand)
+    or the one wild a meld may hold (its own, or one from the hand if it has none); a
+    fixed wild keeps its place; a 2 of the run's suit may become its natural 2 where
+    wilds move. Clean needs no wild in the final window, A..K the window 1..13 (laid in
+    one meld action where the rule set asks: a lay-off never adds such marks), A..A
+    1..14. Each kind is granted when the window allows it, whatever else it would need.
     """
-    seat = state.turn
-    side = state.side_of[seat]
-    bound = _bonus_bound(state, side)
-    if bound <= to_beat:
+    shape = meld.shape
+    wild_in_hand = any(hand[w] for w in WILD_CODES)
+    if not shape.is_run:
+        naturals = sum(1 for c in shape.cards if not IS_WILD_KIND[c])
+        has_wild = shape.wild_index >= 0
+        rank_codes = [(shape.rank - 1) * 4 + s for s in range(4)]
+        extra = sum(min(1, hand[c]) if variant.set_suits_distinct else hand[c] for c in rank_codes)
+        longest = naturals + extra + (1 if has_wild or wild_in_hand else 0)
+        if variant.set_max is not None:
+            longest = min(longest, variant.set_max)
+        if longest < 7:
+            return 0
+        if not has_wild and naturals + extra >= 7:
+            return canasta_bonus(CLEAN, variant)
+        return canasta_bonus(DIRTY, variant)
+    suit, low = shape.suit, shape.low
+    wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
+    wild = shape.cards[shape.wild_index] if wild_at else None
+    fixed = variant.wild_move == "fixed"
+    fill = [False] * 15
+    positions = [low + i for i in range(len(shape.cards)) if low + i != wild_at]
+    for p in positions:
+        fill[p] = True
+    for p in range(1, 15):
+        if hand[card_of(p, suit)]:
+            fill[p] = True
+    must_low, must_high = min(positions), max(positions)
+    if wild is not None and fixed:
+        fill[wild_at] = True
+        must_low, must_high = min(must_low, wild_at), max(must_high, wild_at)
+        gaps = 0
+    else:
+        gaps = 1 if (wild is not None or wild_in_hand) else 0
+    longest = min(14, _window_lengths(fill, must_low, must_high, gaps))
+    if longest < 7:
+        return 0
+    best = canasta_bonus(DIRTY, variant)
+    clean_fill = fill
+    can_be_clean = wild is None
+    if wild is not None and not fixed and wild == card_of(2, suit) and 2 not in positions:
+        clean_fill = list(fill)
+        clean_fill[2] = True  # the 2 may become its natural 2
+        can_be_clean = True
+    if can_be_clean and min(14, _window_lengths(clean_fill, must_low, must_high, 0)) >= 7:
+        best = max(best, canasta_bonus(CLEAN, variant))
+        one_action = variant.special_runs_in_one_action
+        if (
+            variant.bonus_ace_to_king and must_low >= 1 and must_high <= 13 and _covers(clean_fill, 1, 13)
+            and (not one_action or meld.founding & ALL_13 == ALL_13)
+        ):
+            best = max(best, variant.bonus_ace_to_king)
+        if variant.bonus_ace_to_ace and _covers(clean_fill, 1, 14) and (not one_action or meld.founding & ALL_14 == ALL_14):
+            best = max(best, variant.bonus_ace_to_ace)
+    return best
+
+
+def new_run_groups(variant: Variant, hand: Sequence[int], suit: int) -> tuple[tuple[int, int], ...]:
+    """A bound on what new runs of ``suit`` laid from ``hand`` could hold: (a bonus, how many
+    canastas could have it). A canasta of seven cards holds at most one wild, so at least
+    six of the suit's cards: no more than a sixth of them make canastas; and its cards
+    fill a window of positions (see :func:`meld_bonus_bound`)."""
+    fill = [False] * 15
+    naturals = 0
+    for p in range(1, 14):
+        count = hand[card_of(p, suit)]
+        naturals += count
+        if count:
+            fill[p] = True
+    fill[14] = fill[1]
+    count = naturals // 6
+    if not count:
+        return ()
+    wild_in_hand = any(hand[w] for w in WILD_CODES if w != card_of(2, suit))
+    if _window_lengths(fill, 0, 0, 1 if wild_in_hand or hand[card_of(2, suit)] else 0) < 7:
+        return ()
+    bonus = canasta_bonus(DIRTY, variant)
+    if _window_lengths(fill, 0, 0, 0) >= 7:
+        bonus = canasta_bonus(CLEAN, variant)
+        if variant.bonus_ace_to_king and _covers(fill, 1, 13):
+            bonus = max(bonus, variant.bonus_ace_to_king)
+        if variant.bonus_ace_to_ace and _covers(fill, 1, 14) and hand[card_of(1, suit)] >= 2:
+            bonus = max(bonus, variant.bonus_ace_to_ace)
+    return ((bonus, count),)
+
+
+# --- the best canasta line -----------------------------------------------------------------
+
+
+def best_canasta_line(
+    start: Start | HandState,
+    prefer_discard: int | None = None,
+    to_beat: int = -1,
+    context: SearchContext | None = None,
+) -> Line | None:
+    """From the play step, the line ending the turn with the most canasta bonus for the
+    player's side (a legal discard, or going out by melding the last card), if it holds
+    more than ``to_beat``; None when none does or no line ends the turn without cards
+    the player could not know (a dead pile). Of equal lines the shortest is kept.
+    """
+    if isinstance(start, HandState):
+        start = Start.after(start)
+    context = context or SearchContext(start.base.variant)
+    walk = _Walk(start, context)
+    cap = walk.bonus_bound()
+    if cap <= to_beat:
         return None
-    best: list[Line | None] = [None]
-    seen: set[tuple[object, ...]] = set()
+    cap = min(cap, walk.split_bound())
+    if cap <= to_beat:
+        return None
+    search = _CanastaSearch(walk, prefer_discard, to_beat)
+    search.cap = cap
+    try:
+        search.visit()
+    finally:
+        walk.finish()
+    return search.best
 
-    def visit(node: HandState, line: tuple[Action, ...]) -> None:
-        current = best[0]
-        if current is not None and current.bonus >= bound:
+
+class _CanastaSearch:
+    def __init__(self, walk: _Walk, prefer: int | None, to_beat: int) -> None:
+        self.walk = walk
+        self.prefer = prefer
+        self.to_beat = to_beat
+        self.best: Line | None = None
+        self.relaxed = False  # only the most bonus of any table reached, lines not ended
+        self.suit: int | None = None  # relaxed, and plays on runs of this suit only
+        self.most = walk.bonus
+        self.cap = 1 << 30  # a bound on every line's bonus from the search's start
+        # A pile's obligation is met at the end of a line, by one of the plays meeting it from
+        # the table the search starts at, onto a meld the line left alone (or a new meld): a
+        # play meeting it onto a meld the line raised is, merged with that raise, itself a
+        # raising play that meets it, and one meeting it with a meld later raised is a new
+        # canasta meeting it. So the search branches on raising plays only.
+        self._obligations: list[tuple[str, int, LayOff | NewMeld]] | None = None
+        self.root_melds = list(walk.melds)
+        self.root_hand = list(walk.hand)
+
+    def visit(self) -> None:
+        walk = self.walk
+        walk.tick()
+        key = walk.key()
+        if key in walk.seen:
             return
-        key = _key(node)
-        if key in seen:
+        walk.seen.add(key)
+        best = self.best
+        if best is not None and best.bonus >= self.cap:
+            return  # a line reached the bound: nothing holds more (a shorter equal one is not sought)
+        bound = min(self.cap, walk.bonus_bound() if self.suit is None else walk.suit_bound(self.suit))
+        if self.relaxed:
+            if walk.size or walk.variant.out_by_meld:
+                # Every line ends by a discard, so with a card in hand, or by melding the last
+                # card where that may go out: a table with none left counts only there.
+                self.most = max(self.most, walk.bonus)
+            if bound <= self.most:
+                return
+        elif bound <= self.to_beat:
             return
-        seen.add(key)
-        if len(seen) > NODE_LIMIT:
-            raise SearchLimit("canasta")
-        if node.is_over:
-            if node.ended_by == OUT:
-                _offer(best, Line(line, side_bonus(node, side), node))
+        best = self.best
+        if best is not None and (bound < best.bonus or (bound == best.bonus and len(walk.line) + 1 >= len(best.actions))):
+            return  # no line from here holds more, nor as much in fewer actions
+        if not self.relaxed:
+            if walk.met:
+                if walk.bonus > self.to_beat and (best is None or walk.bonus > best.bonus or (walk.bonus == best.bonus and len(walk.line) + 1 < len(best.actions))):
+                    self.end_here()
+            elif walk.obligation is not None:
+                self.end_meeting_obligation()
+        if walk.size == 0:
+            return  # the hand was emptied: the line ended (or was refused) above
+        for kind, index, play in self.plays():
+            if kind == "add":
+                undo = walk.lay_off(index, play)  # type: ignore[arg-type]
+                self.visit()
+                walk.undo_lay_off(play, undo)  # type: ignore[arg-type]
+            else:
+                undone = walk.meld(play)  # type: ignore[arg-type]
+                self.visit()
+                walk.undo_meld(play, undone)  # type: ignore[arg-type]
+
+    def end_meeting_obligation(self) -> None:
+        """End the line with a play meeting the pile's obligation, where one is left: of
+        the plays holding cards still in hand onto melds the line did not touch, those
+        spending no card beyond another's."""
+        walk = self.walk
+        if self._obligations is None:
+            # From the table the search starts at (its hand and melds), found once.
+            hand, melds = walk.hand, walk.melds
+            walk.hand, walk.melds = list(self.root_hand), list(self.root_melds)
+            try:
+                self._obligations = list(obligation_plays(walk))
+            finally:
+                walk.hand, walk.melds = hand, melds
+        fitting = [
+            entry for entry in self._obligations
+            if _holds_all(walk.hand, entry[2].laid) and (entry[1] < 0 or walk.melds[entry[1]] is self.root_melds[entry[1]])
+        ]
+        spends = [Counter(entry[2].laid) for entry in fitting]
+        for number, (kind, index, play) in enumerate(fitting):
+            mine = spends[number]
+            if any(len(fitting[o][2].laid) < len(play.laid) and all(mine[c] >= n for c, n in spends[o].items()) for o in range(len(fitting))):
+                continue
+            if kind == "add":
+                undo = walk.lay_off(index, play)  # type: ignore[arg-type]
+                if walk.met and walk.bonus > self.to_beat:
+                    self.end_here()
+                walk.undo_lay_off(play, undo)  # type: ignore[arg-type]
+            else:
+                undone = walk.meld(play)  # type: ignore[arg-type]
+                if walk.met and walk.bonus > self.to_beat:
+                    self.end_here()
+                walk.undo_meld(play, undone)  # type: ignore[arg-type]
+
+    def end_here(self) -> None:
+        """Offer the line so far, ended by the discard: replayed by the engine."""
+        walk = self.walk
+        state = walk.start.replay(walk.line)
+        if state is None:
             return
-        if node.step == DEAD_DIRECT_STEP:
-            return  # the line would go on with the dead pile's unknown cards
-        if node.obligation is None:
-            ending = _ending(node, prefer_discard)
-            if ending is not None:
-                final = _after(node, ending)
-                _offer(best, Line((*line, ending), side_bonus(final, side), final))
-        for play in _canasta_plays(node, side):
-            visit(_after(node, play.action), (*line, play.action))
+        line = tuple(walk.line)
+        if not state.is_over:
+            if state.step != PLAY_STEP:
+                return  # DEAD_DIRECT_STEP: the line would go on with the dead pile's unknown cards
+            ending = ending_discard(state, self.prefer)
+            if ending is None:
+                return
+            state.apply(ending)
+            line = (*line, ending)
+        elif state.ended_by != OUT:
+            return
+        bonus = side_bonus(state, walk.side)
+        best = self.best
+        if bonus > self.to_beat and (best is None or bonus > best.bonus or (bonus == best.bonus and len(line) < len(best.actions))):
+            self.best = Line(line, bonus, state)
 
-    visit(state, ())
-    return best[0]
-
-
-def _bonus_bound(state: HandState, side: int) -> int:
-    """At least the most canasta bonus the side could hold at the end of this turn."""
-    variant = state.variant
-    best_new = 0
-    gains: dict[int, int] = {}
-    for play in _raising_plays(state, side):
-        if play.meld == 0:
-            best_new = max(best_new, canasta_bonus(canasta_kind(play.shape, variant, _ALL_POSITIONS), variant))
-            continue
-        meld = state.melds[play.meld - 1]
-        gain = canasta_bonus(canasta_kind(play.shape, variant, meld.founding), variant) - canasta_bonus(
-            meld.kind(variant), variant
-        )
-        gains[play.meld] = max(gains.get(play.meld, 0), gain)
-    return side_bonus(state, side) + sum(gains.values()) + best_new * (state.hand_sizes[state.turn] // 7)
-
-
-def _offer(best: list[Line | None], line: Line) -> None:
-    current = best[0]
-    if current is None or line.bonus > current.bonus or (line.bonus == current.bonus and len(line.actions) < len(current.actions)):
-        best[0] = line
-
-
-_RAISING: WeakKeyDictionary[HandState, list[Play]] = WeakKeyDictionary()
-
-
-def _raising_plays(state: HandState, side: int) -> list[Play]:
-    """The plays raising the side's canasta bonus, once per table (the bound, the canasta
-    search and the going-out check all ask for them)."""
-    plays = _RAISING.get(state)
-    if plays is None:
-        plays = _RAISING[state] = list(_canasta_plays(state, side, with_obligation=False))
-    return plays
-
-
-def _canasta_plays(state: HandState, side: int, with_obligation: bool = True) -> Iterator[Play]:
-    """Plays that raise the side's canasta bonus, and while a card taken from the pile
-    waits to be melded, every play that melds it."""
-    variant = state.variant
-    seen: set[str] = set()
-    obligation = state.obligation
-    if obligation is not None and with_obligation:
-        for play in _least_obligation_plays(state, obligation.card):
-            seen.add(play.action.text)
-            yield play
-    for play in meld_plays(state, min_length=7):
-        if play.action.text not in seen and canasta_kind(play.shape, variant, _ALL_POSITIONS) is not None:
-            seen.add(play.action.text)
-            yield play
-    own = [m.number for m in state.melds if m.side == side]  # another side's canasta is not ours
-    for play in lay_off_plays(state, min_length=7, melds=own):
-        meld = state.melds[play.meld - 1]
-        was = canasta_bonus(meld.kind(variant), variant)
-        if play.action.text not in seen and canasta_bonus(canasta_kind(play.shape, variant, meld.founding), variant) > was:
-            seen.add(play.action.text)
-            yield play
+    def plays(self) -> list[tuple[str, int, LayOff | NewMeld]]:
+        """Plays raising the side's canasta bonus, most raising first, and while a card
+        taken from the pile waits to be melded, the plays meeting that obligation that
+        spend no card beyond another's."""
+        walk = self.walk
+        variant = walk.variant
+        found: list[tuple[int, str, int, LayOff | NewMeld]] = []
+        seen: set[object] = set()
+        hand = walk.hand
+        # New canastas: seven cards or more of one suit (or rank), wilds included.
+        wilds = sum(hand[w] for w in WILD_CODES)
+        only = self.suit
+        for suit in range(4):
+            if only is not None and suit != only:
+                continue
+            if sum(hand[c] for c in RUN_CODES[suit]) < 7 or sum(hand[card_of(p, suit)] for p in range(1, 14)) + wilds < 7:
+                continue
+            for play in walk.proposals.run_melds(suit, hand).plays:
+                if len(play.laid) >= 7 and (-1, play.tokens) not in seen:
+                    made = canasta_kind(play.shape, variant, _founding_of(play.shape))
+                    if made is not None:
+                        seen.add((-1, play.tokens))
+                        found.append((canasta_bonus(made, variant), "meld", -1, play))
+        if only is None and variant.sets and (variant.set_max is None or variant.set_max >= 7):
+            for rank in (1, *range(3, 14)):
+                if sum(hand[(rank - 1) * 4 + s] for s in range(4)) + min(1, wilds) < 7:
+                    continue
+                for play in walk.proposals.set_melds(rank, hand).plays:
+                    if len(play.laid) >= 7 and (-1, play.tokens) not in seen:
+                        seen.add((-1, play.tokens))
+                        found.append((canasta_bonus(canasta_kind(play.shape, variant, 0), variant), "meld", -1, play))
+        for index, meld in enumerate(walk.melds):
+            if meld.side != walk.side:
+                continue  # another side's canasta is not ours
+            if only is not None and not (meld.shape.is_run and meld.shape.suit == only):
+                continue
+            was = walk.meld_bonus(meld)
+            if walk.kind_bound(meld) <= was:
+                continue
+            for lay_off in walk.proposals.lay_offs(meld.shape, hand).plays:
+                if len(lay_off.shape.cards) < 7 or (index, lay_off.tokens) in seen:
+                    continue
+                founding = moved_founding(meld.founding, lay_off) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
+                gain = canasta_bonus(canasta_kind(lay_off.shape, variant, founding), variant) - was
+                if gain > 0:
+                    seen.add((index, lay_off.tokens))
+                    found.append((gain, "add", index, lay_off))
+        found.sort(key=lambda entry: -entry[0])  # stable: the generator's order among equals
+        return [(kind, index, play) for _, kind, index, play in found]
 
 
-def _least_obligation_plays(state: HandState, card: int) -> list[Play]:
-    """The plays meeting the pile's obligation that spend no card beyond another's.
-
-    A line that meets the obligation with a play spending more cards could meet it
-    with one of these and keep the rest: what a meld made only to meet the obligation
-    holds matters for no canasta (a canasta grown from it is itself a play that meets
-    the obligation, among the canasta plays)."""
-    by_cards: dict[tuple[int, ...], Play] = {}
-    for play in plays_using(state, card):
-        by_cards.setdefault(tuple(sorted(play.cards)), play)
-    spends = {cards: Counter(cards) for cards in by_cards}
-    least = []
-    for cards, play in by_cards.items():
-        mine = spends[cards]
-        if not any(other != cards and not (spends[other] - mine) for other in by_cards):
-            least.append(play)
-    return least
+def _holds_all(hand: Sequence[int], cards: Sequence[int]) -> bool:
+    need: dict[int, int] = {}
+    for card in cards:
+        need[card] = need.get(card, 0) + 1
+    return all(hand[c] >= n for c, n in need.items())
 
 
-_ALL_POSITIONS = (1 << 15) - 1  # a new meld's cards all come from its own meld action
+def obligation_plays(walk: _Walk) -> Iterator[tuple[str, int, LayOff | NewMeld]]:
+    """The plays holding the card taken from the pile that meet its obligation (rules.md 4,
+    ``use-top`` and ``dig``), as :func:`buraco.moves.plays_using` finds them."""
+    obligation = walk.obligation
+    assert obligation is not None
+    card = obligation.card
+    hand = walk.hand
+    if not hand[card]:
+        return
+    use_top = bool(obligation.before)
+    if not (use_top and card == JOKER_CODE):  # a joker on top always goes into a new meld
+        for index, meld in enumerate(walk.melds):
+            if not walk.may_extend(meld) or (use_top and meld.number > obligation.melds_before):
+                continue
+            for play in walk.proposals.lay_offs(meld.shape, hand).with_card.get(card, ()):
+                if walk.meets_obligation_by_lay_off(meld, play):
+                    yield "add", index, play
+    for new in walk.proposals.melds_with(hand, card):
+        if walk.start.base.meld_meets_obligation(obligation, new.laid):
+            yield "meld", -1, new
 
 
-@dataclass(frozen=True)
-class Exit:
-    """A legal way to go out this turn, and the hand's score then."""
-
-    actions: tuple[Action, ...]
-    margin: int  # the side's score minus the best other side's
-    scores: tuple[int, ...]
-    state: HandState
+# --- going out -------------------------------------------------------------------------------
 
 
-def margin_of(scores: tuple[int, ...] | list[int], side: int) -> int:
-    """The side's score minus the best other side's."""
-    others = [s for i, s in enumerate(scores) if i != side]
-    return scores[side] - max(others) if others else scores[side]
-
-
-def best_exit(state: HandState) -> Exit | None:
+def best_exit(start: Start | HandState, context: SearchContext | None = None, *, most_bonus: bool = False) -> Exit | None:
     """From the play step, the way of going out this turn with the best margin for the
-    player's side, or None when no legal line empties the hand by going out.
+    player's side (with ``most_bonus``: the most canasta bonus, then the best margin), or
+    None when no legal line empties the hand by going out.
 
     Exact cover of the hand by melds and lay-offs: each step places the card with the
     fewest ways to be placed (one card may be kept back for the going-out discard), so
     every partition is tried once and dead ends show early.
     """
-    seat = state.turn
-    side = state.side_of[seat]
-    variant = state.variant
-    if variant.out_needs_dead and state.dead and not state.dead_taken[side]:
+    if isinstance(start, HandState):
+        start = Start.after(start)
+    context = context or SearchContext(start.base.variant)
+    base = start.base
+    side = base.side_of[start.seat]
+    variant = base.variant
+    if variant.out_needs_dead and base.dead and not base.dead_taken[side]:
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
-    if not _may_hold_going_out_canasta(state):
+    walk = _Walk(start, context)
+    search = _ExitSearch(walk, most_bonus)
+    if not search.may_qualify():
         return None
-    # Exits differ in score only by the side's canasta bonus and the card thrown last (not
-    # melded): one with the bonus bound that throws the cheapest card (or none) is best.
-    values = variant.card_values
-    bound = _bonus_bound(state, side)
-    cheapest = 0 if variant.out_by_meld else min(values[c] for c in range(CARD_KINDS) if state.hands[seat][c])
+    try:
+        search.run()
+    finally:
+        walk.finish()
+    return search.best
 
-    others = _others_bonus(state, side)
 
-    def ideal(exit_: Exit) -> bool:
-        last = exit_.actions[-1] if exit_.actions else None
-        thrown = values[last.cards[0]] if last is not None and last.verb == "discard" else 0
-        # In brasil a lay-off may complete another player's canasta, which lowers the margin.
-        return side_bonus(exit_.state, side) >= bound and thrown <= cheapest and _others_bonus(exit_.state, side) <= others
+def canasta_bound(start: Start, context: SearchContext, to_beat: int) -> bool:
+    """Could a line from ``start`` end with more canasta bonus than ``to_beat``? (By the
+    bounds: False proves none can.) The answer only grows with the cards in hand: a
+    deeper take of the pile that cannot beat it proves no shallower one can."""
+    walk = _Walk(start, context)
+    return walk.bonus_bound() > to_beat and walk.split_bound() > to_beat
 
-    best: list[Exit | None] = [None]
-    seen: set[tuple[object, ...]] = set()
 
-    def finish(node: HandState, line: tuple[Action, ...]) -> None:
-        if node.is_over and node.ended_by == OUT and node.out_by == seat:
-            scores = tuple(p.total for p in score_hand(node))
-            exit_ = Exit(line, margin_of(scores, side), scores, node)
-            current = best[0]
-            if current is None or exit_.margin > current.margin:
-                best[0] = exit_
+def may_go_out(start: Start, context: SearchContext) -> bool:
+    """Could the player go out from ``start``, by the quick tests (the dead pile taken
+    where it must be, a canasta to be had)? Like :func:`canasta_bound`, it only passes
+    more often with more cards."""
+    base = start.base
+    side = base.side_of[start.seat]
+    if base.variant.out_needs_dead and base.dead and not base.dead_taken[side]:
+        return False
+    return _ExitSearch(_Walk(start, context), False).may_qualify()
 
-    def visit(node: HandState, line: tuple[Action, ...], kept: int) -> None:
-        current = best[0]
-        if current is not None and ideal(current):
+
+def exit_bound(start: Start, context: SearchContext) -> int:
+    """A bound on the margin of any way of going out from ``start`` (the search's bound at
+    its root). It only grows with the cards in hand."""
+    search = _ExitSearch(_Walk(start, context), False)
+    search.prepare()
+    return search.margin_bound(-1)
+
+
+def most_canasta_bonus(start: Start, context: SearchContext) -> int:
+    """The most canasta bonus the side could hold after any plays of this turn, however
+    the turn would end: a bound on every line's bonus (the canasta search without its
+    ending, see the module's note on raising plays)."""
+    walk = _Walk(start, context)
+    walk.met = True  # a pile's obligation adds no bonus: ignored, the bound only grows
+    search = _CanastaSearch(walk, None, -1)
+    search.relaxed = True
+    try:
+        search.visit()
+    finally:
+        walk.finish()
+    return search.most
+
+
+class _ExitSearch:
+    def __init__(self, walk: _Walk, most_bonus: bool) -> None:
+        self.walk = walk
+        self.most_bonus = most_bonus
+        self.best: Exit | None = None
+        self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
+        self.prepared = False
+        self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
+
+    def prepare(self) -> None:
+        """What the margin bound needs, worked out once an exit is found (most searches
+        find none, and need no bound)."""
+        if self.prepared:
             return
-        key = (*_key(node), kept)
-        if key in seen:
+        self.prepared = True
+        walk = self.walk
+        root = _Walk(walk.start, walk.context)
+        self.cap = min(root.bonus_bound(), root.split_bound())  # bounds at the table the search starts at
+        base, seat = walk.start.base, walk.seat
+        variant = walk.variant
+        values = variant.card_values
+        # The margin of any exit is own - max(other + its change), where own is the side's
+        # score then: rules.md 3 with every card but the one thrown melded by the player,
+        # so the constant below plus the side's canasta bonus minus the card thrown. The
+        # other sides' scores change only by their canasta bonus (a brasil lay-off on their
+        # melds): up by a canasta completed, down by a wild spoiling a clean one.
+        scores = scores_if_ended(base, OUT, seat)
+        hand_before = sum(values[c] * n for c, n in enumerate(base.hands[seat]) if n)
+        hand_after = sum(values[c] * n for c, n in enumerate(walk.start.hand) if n)  # the table the search starts at
+        self.own_constant = scores[walk.side].total + hand_before + hand_after - side_bonus(base, walk.side)
+        if walk.start.draw is not None and base.dead_unplayed[walk.side] == seat:
+            # From before the draw step: the penalty for a dead pile "taken but never played
+            # from" (rules.md 3) is in the scores above, and the draw step lifts it.
+            self.own_constant += variant.penalty_dead_unplayed
+        self.others = [s.total for i, s in enumerate(scores) if i != walk.side]
+        self.spoil = 0
+        root_hand = walk.start.hand
+        if variant.lay_off_anyone and any(root_hand[w] for w in WILD_CODES):
+            drop = max(canasta_bonus(k, variant) for k in (CLEAN, "ace-to-king", "ace-to-ace")) - canasta_bonus(DIRTY, variant)
+            wilds = sum(root_hand[w] for w in WILD_CODES)
+            for other in range(len(base.sides)):
+                if other != walk.side:
+                    clean = sum(1 for m in base.melds if m.side == other and m.kind(variant) not in (None, DIRTY))
+                    self.spoil = max(self.spoil, min(wilds, clean) * drop)
+
+    def may_qualify(self) -> bool:
+        """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one
+        on the table, or could the cards in hand make one? (By the bounds: a meld of the
+        player's whose bound reaches the kind needed, or a new canasta.)"""
+        walk = self.walk
+        variant = walk.variant
+        need = canasta_bonus(CLEAN, variant) if variant.out_needs_clean else canasta_bonus(DIRTY, variant)
+        counts = walk.counts()
+        for meld in walk.melds:
+            if meld.side != walk.side or (variant.lay_off_anyone and meld.owner != walk.seat):
+                continue
+            kind = canasta_kind(meld.shape, variant, meld.founding)
+            if kind is not None and (kind != DIRTY or not variant.out_needs_clean):
+                return True
+            if walk.could_grow_to_canasta(meld, *counts) and walk.kind_bound(meld) >= need:
+                return True
+        return walk.new_bound(counts) >= need
+
+    def margin_bound(self, kept: int, bonus: int | None = None) -> int:
+        """A bound on the margin of any exit from here (see ``own_constant``): the side's
+        bonus at its bound, the cheapest card thrown (none where the last card may be
+        melded), the best other side's score with every wild spoiling a canasta of theirs."""
+        self.prepare()
+        walk = self.walk
+        variant = walk.variant
+        values = variant.card_values
+        if kept >= 0:
+            thrown = values[kept]
+        elif variant.out_by_meld:
+            thrown = 0
+        else:
+            thrown = min(values[c] for c in range(CARD_KINDS) if walk.hand[c])
+        own = self.own_constant + (min(self.cap, walk.bonus_bound()) if bonus is None else bonus) - thrown
+        return own - (max(self.others) - self.spoil if self.others else 0)
+
+    def key(self, kept: int) -> tuple[object, ...]:
+        """The table as a transposition key, the melds no card left in hand can change told
+        apart only by what they are worth. A meld of a suit (run) or rank (set) of which no
+        card is left (the card kept for the discard aside) can only take a lone wild, and
+        then no more: such a meld counts by its side, owner, bonus, whether going out may
+        count on it, and the kinds a lone wild of each kind would leave (None: it takes
+        none); one that can take no wild, by its side's sum of bonus only (and whether the
+        player's own may count for going out). Tables alike in that are worth alike from
+        here, whichever way their melds were laid."""
+        walk = self.walk
+        variant = walk.variant
+        suits, ranks, wilds = walk.counts()
+        if kept >= 0:
+            if kept == JOKER_CODE or RANK_OF[kept] == 2:
+                wilds -= 1
+            if kept != JOKER_CODE:
+                suits[SUIT_OF[kept]] -= 1
+                ranks[RANK_OF[kept]] -= 1
+        relevant: list[tuple[object, ...]] = []
+        lone: list[tuple[object, ...]] = []
+        closed = [0] * len(walk.start.base.sides)
+        qualified = False
+        hand = walk.hand
+        for index, meld in enumerate(walk.melds):
+            shape = meld.shape
+            if suits[shape.suit] if shape.is_run else ranks[shape.rank]:
+                relevant.append((index, shape, meld.founding))
+                continue
+            kind = canasta_kind(shape, variant, meld.founding)
+            counts = self.counts_for_going_out(meld, kind)
+            if wilds and shape.wild_index < 0:
+                after = self.lone_wild_kinds(meld, tuple([hand[w] > 0 for w in WILD_CODES]))
+                if any(after):
+                    lone.append((meld.side, meld.owner, kind or "", counts, after))
+                    continue
+            closed[meld.side] += canasta_bonus(kind, variant)
+            qualified = qualified or counts
+        return (tuple(hand), kept, walk.met, tuple(relevant), tuple(sorted(lone, key=repr)), tuple(closed), qualified)
+
+    def run(self) -> None:
+        self.visit(-1)
+
+    def lone_wild_kinds(self, meld: MeldState, held: tuple[bool, ...]) -> tuple[frozenset[str | None] | None, ...]:
+        """For each wild kind held, the canasta kinds a lay-off of that wild alone can leave
+        ``meld`` with (empty: it takes none); None for a wild kind not held."""
+        key = (meld.shape, meld.founding, held)
+        found = self._lone.get(key)
+        if found is None:
+            walk = self.walk
+            variant = walk.variant
+            shape = meld.shape
+            hand = [0] * CARD_KINDS
+            for w, has in zip(WILD_CODES, held):
+                hand[w] = int(has)
+            table = walk.proposals.lay_offs(shape, hand)
+            found = self._lone[key] = tuple(
+                frozenset(
+                    canasta_kind(p.shape, variant, moved_founding(meld.founding, p) if shape.is_run and meld.founding else meld.founding)  # type: ignore[arg-type]
+                    for p in table.with_card.get(w, ()) if len(p.laid) == 1
+                ) if has else None
+                for w, has in zip(WILD_CODES, held)
+            )
+        return found
+
+    def counts_for_going_out(self, meld: MeldState, kind: str | None) -> bool:
+        """Is ``meld`` a canasta the player may go out on (their side's; in brasil their own)?"""
+        walk = self.walk
+        variant = walk.variant
+        if meld.side != walk.side or (variant.lay_off_anyone and meld.owner != walk.seat) or kind is None:
+            return False
+        return kind != DIRTY or not variant.out_needs_clean
+
+    def good_enough(self, kept: int) -> bool:
+        """Can no exit from here beat the best one found? First by the bounds from card
+        counts; where they leave room, by the bound suit by suit (:meth:`_Walk.split_bound`),
+        dearer but aware that a card cannot go to two runs."""
+        best = self.best
+        if best is None:
+            return False
+        self.prepare()
+        walk = self.walk
+        counted = min(self.cap, walk.bonus_bound())
+        return self.beaten(counted, kept, best) or self.beaten(min(counted, walk.split_bound()), kept, best)
+
+    def beaten(self, bonus: int, kept: int, best: Exit) -> bool:
+        """Does ``best`` beat every exit from here whose bonus is at most ``bonus``?"""
+        if self.most_bonus:
+            return bonus < best.bonus or (bonus == best.bonus and self.margin_bound(kept, bonus) <= best.margin)
+        return self.margin_bound(kept, bonus) <= best.margin
+
+    def offer(self, line: Sequence[Action]) -> None:
+        walk = self.walk
+        state = walk.start.replay(line)
+        if state is None or not (state.is_over and state.ended_by == OUT and state.out_by == walk.seat):
             return
-        seen.add(key)
-        if len(seen) > NODE_LIMIT:
-            raise SearchLimit("going out")
-        hand = node.hands[seat]
-        if node.is_over or node.step != "play":
-            finish(node, line)
+        scores = tuple(p.total for p in score_hand(state))
+        exit_ = Exit(tuple(line), margin_of(scores, walk.side), scores, state, side_bonus(state, walk.side))
+        best = self.best
+        if best is None:
+            self.best = exit_
+        elif self.most_bonus:
+            if (exit_.bonus, exit_.margin) > (best.bonus, best.margin):
+                self.best = exit_
+        elif exit_.margin > best.margin:
+            self.best = exit_
+
+    def visit(self, kept: int) -> None:
+        walk = self.walk
+        walk.tick()
+        key = self.key(kept)
+        if key in walk.seen:
             return
-        if node.hand_sizes[seat] == 1 and kept >= 0 and hand[kept]:
-            discard = Action(seat, "discard", (CARDS[kept],), (), 0, 0, f"p{seat} discard {CARDS[kept]}")
-            if node.can_discard(seat, CARDS[kept]):
-                finish(_after(node, discard), (*line, discard))
+        walk.seen.add(key)
+        if self.good_enough(kept):
             return
-        pivot, ways = _most_constrained(node, seat, kept)
+        if not self.may_qualify():
+            return  # no canasta going out needs can be on the table any more
+        hand = walk.hand
+        seat = walk.seat
+        left = walk.size - (1 if kept >= 0 else 0)
+        obligation = walk.obligation
+        if not walk.met and obligation is not None and hand[obligation.card] - (1 if kept == obligation.card else 0) <= 0:
+            return  # the card taken from the pile can no longer be melded
+        if left == 0:
+            if kept >= 0:
+                card = CARDS[kept]
+                self.offer((*walk.line, Action(seat, "discard", (card,), (), 0, 0, f"p{seat} discard {card}")))
+            else:
+                self.offer(walk.line)
+            return
+        pivot, plays = self.most_constrained(kept)
         if pivot < 0:
             return
-        if ways == 0:
+        if not plays:
             if kept < 0:
-                visit(node, line, pivot)  # the one card that fits nowhere must be the last discard
+                self.visit(pivot)  # the one card that fits nowhere must be the last discard
             return
         if kept < 0:
-            visit(node, line, pivot)  # keep the pivot back for the going-out discard
-        for play in (*meld_plays(node, containing=pivot), *lay_off_plays(node, containing=pivot)):
-            if kept >= 0 and _spends_kept(play, hand, kept):
+            self.visit(pivot)  # keep the pivot back for the going-out discard
+        by_meld = walk.variant.out_by_meld
+        for kind, index, play in plays:
+            if kept >= 0 and sum(1 for c in play.laid if c == kept) > hand[kept] - 1:
+                continue  # it would spend the card kept for the discard
+            if kept < 0 and not by_meld and len(play.laid) >= left:
+                continue  # it would meld the last card, where going out is by discard only
+            if kind == "add":
+                undo = walk.lay_off(index, play)  # type: ignore[arg-type]
+                self.visit(kept)
+                walk.undo_lay_off(play, undo)  # type: ignore[arg-type]
+            else:
+                undone = walk.meld(play)  # type: ignore[arg-type]
+                self.visit(kept)
+                walk.undo_meld(play, undone)  # type: ignore[arg-type]
+
+    def most_constrained(self, kept: int) -> tuple[int, list[tuple[str, int, LayOff | NewMeld]]]:
+        """The card still to place with the fewest melds and lay-offs holding it, and those
+        plays (none: no meld or lay-off can hold it, now or later in the turn: a card that
+        fits only a meld laid this turn fits that meld's cards from the hand now)."""
+        walk = self.walk
+        hand = walk.hand
+        proposals = walk.proposals
+        extendable = [(i, m) for i, m in enumerate(walk.melds) if walk.may_extend(m)]
+        tables: dict[int, LayOffTable] = {}
+        best_card, best_plays = -1, None
+        for card in range(CARD_KINDS):
+            if hand[card] - (1 if card == kept else 0) <= 0:
                 continue
-            visit(_after(node, play.action), (*line, play.action), kept)
-
-    visit(state, (), -1)
-    return best[0]
-
-
-def _others_bonus(state: HandState, side: int) -> int:
-    return sum(side_bonus(state, other) for other in range(len(state.sides)) if other != side)
-
-
-def _may_hold_going_out_canasta(state: HandState) -> bool:
-    """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one on
-    the table, or can a play this turn make one?"""
-    seat = state.turn
-    side = state.side_of[seat]
-    variant = state.variant
-
-    def qualifies(node: HandState) -> bool:
-        for meld in node.melds:
-            if meld.side != side or (variant.lay_off_anyone and meld.owner != seat):
+            plays: list[tuple[str, int, LayOff | NewMeld]] = [("meld", -1, p) for p in proposals.melds_with(hand, card)]
+            if best_plays is not None and len(plays) >= len(best_plays):
                 continue
-            kind = meld.kind(variant)
-            if kind is not None and (kind != "dirty" or not variant.out_needs_clean):
-                return True
-        return False
-
-    if qualifies(state):
-        return True
-    return any(qualifies(_after(state, play.action)) for play in _raising_plays(state, side))
-
-
-def _most_constrained(state: HandState, seat: int, kept: int) -> tuple[int, int]:
-    """The card still to place with the fewest candidate melds and lay-offs, and how
-    many it has (0: no meld or lay-off could ever hold it, now or later in the turn: a
-    card that fits only a meld laid this turn fits that meld's cards from the hand now)."""
-    hand = state.hands[seat]
-    variant = state.variant
-    melds = [m.shape for m in state.melds if may_extend(state, seat, m.number)]
-    best, fewest = -1, 1 << 30
-    for card in range(CARD_KINDS):
-        if hand[card] - (1 if card == kept else 0) <= 0:
-            continue
-        ways = 0
-        for _ in candidate_melds(variant, hand, containing=card):
-            ways += 1
-            if ways >= fewest:
-                break
-        for shape in melds:
-            if ways >= fewest:
-                break
-            for _ in candidate_lay_offs(variant, shape, hand, containing=card):
-                ways += 1
-                if ways >= fewest:
+            wild = IS_WILD_KIND[card]
+            for index, meld in extendable:
+                shape = meld.shape
+                if not wild and (SUIT_OF[card] != shape.suit if shape.is_run else RANK_OF[card] != shape.rank):
+                    continue
+                table = tables.get(index)
+                if table is None:
+                    table = tables[index] = proposals.lay_offs(shape, hand)
+                for lay_off in table.with_card.get(card, ()):
+                    plays.append(("add", index, lay_off))
+                if best_plays is not None and len(plays) >= len(best_plays):
                     break
-        if ways < fewest:
-            best, fewest = card, ways
-            if ways == 0:
-                break
-    return best, fewest
+            if best_plays is None or len(plays) < len(best_plays):
+                best_card, best_plays = card, plays
+                if not plays:
+                    break
+        if not best_plays:
+            return best_card, []
+        return best_card, sorted(best_plays, key=self.gain, reverse=True)  # stable: generator order among equals
+
+    def gain(self, entry: tuple[str, int, LayOff | NewMeld]) -> int:
+        """What a play adds to the side's margin by canasta bonus now: tried first, the
+        lines going out with more bonus are found early and bound the rest."""
+        kind, index, play = entry
+        walk = self.walk
+        variant = walk.variant
+        if kind == "meld":
+            return canasta_bonus(canasta_kind(play.shape, variant, _founding_of(play.shape)), variant)
+        meld = walk.melds[index]
+        founding = moved_founding(meld.founding, play) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
+        change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
+        return change if meld.side == walk.side else -change
 
 
-def _spends_kept(play: Play, hand: list[int], kept: int) -> bool:
-    return sum(1 for c in play.cards if c == kept) > hand[kept] - 1
+__all__ = [
+    "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "best_canasta_line", "best_exit", "canasta_bound", "exit_bound", "may_go_out",
+    "ending_discard", "margin_of", "side_bonus",
+]
+

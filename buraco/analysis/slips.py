@@ -33,7 +33,7 @@ from ..notation import Record
 from ..replay import MatchReport, replay_hand
 from ..scoring import SideScore, match_winner, score_hand
 from ..state import OUT, HandState, LaidOff, Melded
-from .findings import SCORING_MISTAKE, Finding
+from .findings import BLUNDER, SCORING_MISTAKE, Finding, Thresholds, severity_of, thresholds_for
 
 # --- the vocabulary -------------------------------------------------------------------
 
@@ -341,7 +341,17 @@ def scoring_findings(record: Record, report: MatchReport) -> list[Finding]:
                                         differences, names))
     findings.extend(_total_findings(record, report, names))
     findings.extend(_winner_findings(record, report, names))
-    return findings
+    thresholds = thresholds_for(record.rules)
+    return [replace(f, turns=0, severity=scoring_severity(f, thresholds)) for f in findings]
+
+
+def scoring_severity(finding: Finding, thresholds: Thresholds) -> str:
+    """A wrong score or total is graded by its size, as a play by what it cost; a wrong
+    winner is a blunder (it decides the match); a claim on a hand that has no score is an
+    inaccuracy (it cannot be checked, which is no proof of an error)."""
+    if finding.causes == ((WRONG_WINNER,),):
+        return BLUNDER
+    return severity_of(finding.points, None, thresholds)
 
 
 def _score_findings(

@@ -5,24 +5,55 @@ A turn is judged at its two decisions, on what the player could know then: at th
 draw step (the stock's card, or the pile, whose cards were all seen when thrown),
 and after it, with the hand as it then was. Each finding's witness replays from
 that turn's draw step.
+
+A missed canasta or going out open over several turns of one player, one after
+another, is one finding for that *run* of turns (docs/analysis.md, "Runs"): the turn
+with the most at stake gives its ply, witness and points, and what the side got from
+the chance later in the hand gives its outcome and severity.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..actions import DISCARD, DRAW, TAKE, Action
-from ..cards import CARD_KINDS, CARD_TEXT, CARDS
+from ..cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
 from ..errors import BuracoError
-from ..melds import CardToken, canasta_bonus, resolve_add
-from ..moves import draw_step_actions, may_extend
+from ..melds import IS_WILD_KIND, CardToken, Shape, canasta_bonus, resolve_add
+from ..moves import may_extend
 from ..notation import Record
 from ..replay import deal_hand
-from ..scoring import score_hand
-from ..state import OUT, Drew, HandState, Took
-from .findings import DANGEROUS_DISCARD, MISSED_CANASTA, MISSED_GOING_OUT, Finding
-from .search import NODE_LIMIT, Exit, Line, SearchLimit, best_canasta_line, best_exit, margin_of, side_bonus
+from ..rules import Variant
+from ..scoring import score_hand, scores_if_ended
+from ..state import OUT, STOCK, Drew, HandState, Took
+from .findings import (
+    DANGEROUS_DISCARD,
+    LOST,
+    MISSED_CANASTA,
+    MISSED_GOING_OUT,
+    PARTLY,
+    REALIZED,
+    Finding,
+    Thresholds,
+    severity_of,
+    thresholds_for,
+)
+from .search import (
+    Budget,
+    Exit,
+    Line,
+    SearchContext,
+    SearchCut,
+    Start,
+    best_canasta_line,
+    best_exit,
+    canasta_bound,
+    exit_bound,
+    margin_of,
+    may_go_out,
+    side_bonus,
+)
 
 
 @dataclass
@@ -33,15 +64,43 @@ class Turn:
     draw_ply: int
     draw: Action  # as a witness writes it: a draw names its card
     before_draw: HandState
-    after_draw: HandState
+    took: tuple[Card, ...] = ()  # the pile's cards the draw step took, if it took
     plies: list[int] = field(default_factory=list)  # every ply of the turn, the draw step first
-    actions: list[Action] = field(default_factory=list)  # as played, in canonical spelling
-    before_discard: HandState | None = None
+    actions: list[Action] = field(default_factory=list)  # as played, as the record wrote them
     discard: int | None = None  # the card thrown
     discard_ply: int | None = None
     end_bonus: int = 0
     went_out: bool = False
     complete: bool = False
+
+    @property
+    def ply(self) -> int:
+        """The ply a finding about the turn after its draw step names: the discard that
+        ended it, or its last action (going out by melding; a dead pile picked up after
+        the discard is not a decision: the discard stays the turn's ply)."""
+        return self.discard_ply if self.discard_ply is not None else self.plies[-1]
+
+    @property
+    def side(self) -> int:
+        return self.before_draw.side_of[self.seat]
+
+    def start(self) -> Start:
+        """Where the searches of the turn as played begin: after its draw step."""
+        if self.draw.verb == DRAW:
+            return Start.drawing(self.before_draw, self.draw)
+        return Start.taking(self.before_draw, self.draw)
+
+    def before_discard(self) -> HandState | None:
+        """The table just before the turn's discard, replayed from its draw step (asked
+        only of the few discards a dangerous-discard finding looks at)."""
+        if self.discard_ply is None:
+            return None
+        state = self.before_draw.copy(log=False)
+        for ply, action in zip(self.plies, self.actions):
+            if ply == self.discard_ply:
+                return state
+            state.apply(self.draw if ply == self.draw_ply else action)
+        return None
 
 
 @dataclass
@@ -50,6 +109,10 @@ class PlayedHand:
     final: HandState
     finished: bool
     actions: Sequence[Action]
+
+    def after(self, position: int) -> HandState:
+        """The table when turn ``position`` ended: the next turn's, or the last one."""
+        return self.turns[position + 1].before_draw if position + 1 < len(self.turns) else self.final
 
 
 def played_turns(record: Record, index: int) -> PlayedHand:
@@ -65,121 +128,350 @@ def played_turns(record: Record, index: int) -> PlayedHand:
         if starts:
             if current is not None:
                 current.complete = True
-            before = state.copy()
-        discarding = action.verb == DISCARD
-        before_discard = state.copy() if discarding else None
+                current.end_bonus = side_bonus(state, current.side)
+            before = state.copy(log=False)
         try:
             operation = state.apply(action)
         except BuracoError:
             current = None  # the turn holding the illegal action is not judged
             break
         if starts:
+            took: tuple[Card, ...] = ()
             if isinstance(operation, Drew):
                 written = Action(seat, DRAW, (operation.card,), (), 0, 0, f"p{seat} draw {CARD_TEXT[operation.card]}")
             else:
                 written = action._replace(text=action.canonical())
-            current = Turn(seat, ply, written, before, state.copy())
+                if isinstance(operation, Took):
+                    took = operation.cards
+            current = Turn(seat, ply, written, before, took)
             turns.append(current)
         if current is None or seat != current.seat:
             continue
         current.plies.append(ply)
-        current.actions.append(action._replace(text=action.canonical()))
-        if discarding:
-            assert before_discard is not None
-            current.before_discard = before_discard
+        current.actions.append(action)  # as the record wrote it (a witness writes it canonically)
+        if action.verb == DISCARD:
             current.discard = action.cards[0]
             current.discard_ply = ply
-        current.end_bonus = side_bonus(state, state.side_of[seat])
         if state.is_over and state.ended_by == OUT and state.out_by == seat:
             current.went_out = True
     else:
         state.finish_by_stock()
         if current is not None and (state.is_over or state.turn != current.seat):
             current.complete = True
+            current.end_bonus = side_bonus(state, current.side)
     turns = [t for t in turns if t.complete]
     return PlayedHand(turns, state, state.is_over, actions)
 
 
 @dataclass(frozen=True)
 class Unsearched:
-    """A turn decision the search gave up on (past NODE_LIMIT tables): said, never hidden."""
+    """A turn decision not judged because the CPU budget ran out: said, never hidden."""
 
     hand: int
-    ply: int
+    ply: int  # the turn's draw step
     seat: int
     search: str  # "canasta" or "going out"
+    reason: str = "budget"
 
     def __str__(self) -> str:
-        return (
-            f"hand {self.hand}, ply {self.ply} (p{self.seat}): the {self.search} search stopped after "
-            f"{NODE_LIMIT} tables; that decision is not judged"
-        )
+        return f"hand {self.hand}, ply {self.ply} (p{self.seat}): the {self.search} search was cut by the CPU {self.reason}; that decision is not judged"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"hand": self.hand, "ply": self.ply, "seat": self.seat, "search": self.search, "reason": self.reason}
 
 
-def turn_findings(record: Record, index: int, unsearched: list[Unsearched] | None = None) -> list[Finding]:
+def turn_findings(
+    record: Record, index: int, unsearched: list[Unsearched] | None = None, context: SearchContext | None = None
+) -> list[Finding]:
     """Missed canastas, missed going out and dangerous discards of hand ``index``.
-    Decisions too large to search are appended to ``unsearched``."""
+    Decisions the context's CPU budget cut are appended to ``unsearched``."""
     played = played_turns(record, index)
-    findings: list[Finding] = []
-    final_scores = tuple(p.total for p in score_hand(played.final)) if played.finished else None
-    for position, turn in enumerate(played.turns):
-        try:
-            findings.extend(_canasta_findings(index, turn))
-        except SearchLimit as limit:
-            if unsearched is not None:
-                unsearched.append(Unsearched(index + 1, turn.draw_ply, turn.seat, str(limit)))
-        try:
-            findings.extend(_going_out_findings(index, turn, final_scores))
-        except SearchLimit as limit:
-            if unsearched is not None:
-                unsearched.append(Unsearched(index + 1, turn.draw_ply, turn.seat, str(limit)))
-        following = played.turns[position + 1] if position + 1 < len(played.turns) else None
-        findings.extend(_discard_findings(index, turn, following))
+    context = context or SearchContext(record.rules)
+    judge = _HandJudge(record, index, played, context)
+    findings = judge.findings()
+    if unsearched is not None:
+        unsearched.extend(judge.unsearched)
     return findings
 
 
-# --- missed canastas -------------------------------------------------------------------
+# --- one turn's chance --------------------------------------------------------------------
 
 
-def _alternative_takes(turn: Turn) -> list[tuple[Action, HandState]]:
-    """The legal pile pick-ups the player passed over by drawing from the stock."""
-    if turn.draw.verb != DRAW:
-        return []
-    options = []
-    for action in draw_step_actions(turn.before_draw):
-        if action.verb == TAKE:
-            trial = turn.before_draw.copy()
-            trial.apply(action)
-            options.append((action, trial))
-    return options
+@dataclass(frozen=True)
+class Chance:
+    """What one turn offered of one kind and the player did not take: the better line
+    (after the draw step played, or after a take passed over), what it was worth more
+    than the turn as played, and the turn's ply for it."""
+
+    position: int  # in PlayedHand.turns
+    ply: int
+    points: int | None  # None: nothing better, the chance was not open
+    witness: tuple[Action, ...]
+    message: str
+    table: HandState  # the table once the witness is played
+    start: HandState  # the table the witness's plays begin from (after its draw step)
+    margin: int = 0  # going out: the margin then
 
 
-def _canasta_findings(index: int, turn: Turn) -> list[Finding]:
-    seat, side = turn.seat, turn.after_draw.side_of[turn.seat]
-    played = best_canasta_line(turn.after_draw, turn.discard, to_beat=turn.end_bonus)
-    played_bonus = max(played.bonus if played is not None else 0, turn.end_bonus)
-    best_take: tuple[Action, Line] | None = None
-    for take, trial in _alternative_takes(turn):
-        to_beat = max(played_bonus, best_take[1].bonus if best_take is not None else 0)
-        line = best_canasta_line(trial, None, to_beat=to_beat)
-        if line is not None and line.bonus > to_beat:
-            best_take = (take, line)
-    if best_take is not None and best_take[1].bonus > max(played_bonus, turn.end_bonus):
-        take, line = best_take
+class _HandJudge:
+    def __init__(self, record: Record, index: int, played: PlayedHand, context: SearchContext) -> None:
+        self.record = record
+        self.index = index
+        self.played = played
+        self.context = context
+        self.thresholds: Thresholds = thresholds_for(record.rules)
+        self.unsearched: list[Unsearched] = []
+        final = played.final
+        # The margin a missed going out is valued against: the hand's as it ended, or on an
+        # unfinished hand the record's last table scored as it stands (no going-out bonus).
+        if played.finished:
+            self.final_scores = tuple(p.total for p in score_hand(final))
+        else:
+            self.final_scores = tuple(p.total for p in scores_if_ended(final, STOCK))
+
+    def findings(self) -> list[Finding]:
+        played = self.played
+        canasta: list[Chance | None] = []
+        going_out: list[Chance | None] = []
+        cut: set[tuple[str, int]] = set()
+        found: list[Finding] = []
+        for position, turn in enumerate(played.turns):
+            canasta.append(self.guarded(position, "canasta", cut, self.canasta_chance))
+            going_out.append(self.guarded(position, "going out", cut, self.going_out_chance))
+            following = played.turns[position + 1] if position + 1 < len(played.turns) else None
+            found.extend(_discard_findings(self.index, turn, following, self.thresholds))
+        found.extend(self.runs(MISSED_CANASTA, canasta, {p for s, p in cut if s == "canasta"}))
+        found.extend(self.runs(MISSED_GOING_OUT, going_out, {p for s, p in cut if s == "going out"}))
+        return found
+
+    def guarded(self, position: int, search: str, cut: set[tuple[str, int]], judge: object) -> Chance | None:
+        turn = self.played.turns[position]
+        if not self.context.budget.spent():
+            try:
+                return judge(position)  # type: ignore[operator, no-any-return]
+            except SearchCut:
+                pass
+        cut.add((search, position))
+        self.unsearched.append(Unsearched(self.index + 1, turn.draw_ply, turn.seat, search))
+        return None
+
+    # --- draw choices
+
+    def takes(self, turn: Turn) -> Iterator[tuple[Start, Action]]:
+        """The takes of the pile the player passed over, the most cards first: when the
+        player drew, the whole pile, and in ``dig`` every depth; when the player dug, every
+        other depth. (The stock's card is known only where the player drew it, so a take
+        is never compared with another draw.) Built one by one: the callers stop early."""
+        state = turn.before_draw
+        pile = state.discard_pile
+        if not pile:
+            return
+        seat = turn.seat
+        dig = state.variant.pickup == "dig"
+        if turn.draw.verb == DRAW:
+            depths = list(range(len(pile), 0, -1)) if dig else [0]
+        elif dig:
+            taken = turn.draw.depth or len(pile)
+            depths = [d for d in range(len(pile), 0, -1) if d != taken]
+        else:
+            return
+        for depth in depths:
+            take = Action(seat, TAKE, (), (), 0, depth, f"p{seat} take {depth}" if depth else f"p{seat} take")
+            yield Start.taking(state, take), take
+
+    # --- missed canastas
+
+    def canasta_chance(self, position: int) -> Chance | None:
+        turn = self.played.turns[position]
+        if turn.went_out:
+            return self.canasta_by_going_out(position)
+        seat = turn.seat
+        context = self.context
+        best: tuple[Line, Action, bool] | None = None
+        played_line = best_canasta_line(turn.start(), turn.discard, to_beat=turn.end_bonus, context=context)
+        if played_line is not None:
+            best = (played_line, turn.draw, True)
+        # The takes passed over, deepest first: the bound only grows with the cards taken,
+        # so once a take's bound cannot beat the best, no shallower one can.
+        for start, take in self.takes(turn):
+            to_beat = max(turn.end_bonus, best[0].bonus if best is not None else -1)
+            if not canasta_bound(start, context, to_beat):
+                break
+            line = best_canasta_line(start, None, to_beat=to_beat, context=context)
+            if line is not None and line.bonus > to_beat:
+                best = (line, take, False)
+        if best is None:
+            return None
+        line, draw, is_played = best
         points = line.bonus - turn.end_bonus
+        if is_played:
+            message = f"p{seat} could have {_canasta_text(turn.before_draw, line)}"
+            if turn.discard is not None and _line_spends(line, turn.discard):
+                message += f" and threw the {CARD_TEXT[turn.discard]} away"
+            return Chance(position, turn.ply, points, (turn.draw, *line.actions), message, line.state, turn.before_draw)
         message = (
-            f"p{seat} could have taken the pile ({_pile_text(turn.before_draw)}) and "
-            f"{_canasta_text(turn.before_draw, line)}; p{seat} drew from the stock instead"
+            f"p{seat} could have taken {_take_text(turn.before_draw, draw)} and "
+            f"{_canasta_text(turn.before_draw, line)}; p{seat} {_played_draw_text(turn)} instead"
         )
-        return [_finding(index, turn.draw_ply, seat, side, MISSED_CANASTA, points, message, (take, *line.actions))]
-    if played is not None and played.bonus > turn.end_bonus:
-        points = played.bonus - turn.end_bonus
-        message = f"p{seat} could have {_canasta_text(turn.after_draw, played)}"
-        if turn.discard is not None and _line_spends(played, turn.discard):
-            message += f" and threw the {CARD_TEXT[turn.discard]} away"
-        ply = turn.discard_ply if turn.discard_ply is not None else turn.plies[-1]
-        return [_finding(index, ply, seat, side, MISSED_CANASTA, points, message, (turn.draw, *played.actions))]
-    return []
+        return Chance(position, turn.draw_ply, points, (draw, *line.actions), message, line.state, turn.before_draw)
+
+    def canasta_by_going_out(self, position: int) -> Chance | None:
+        """A turn that went out is judged against ways of going out only: a line with more
+        canasta bonus that gives up going out is not a better play of that turn."""
+        turn = self.played.turns[position]
+        best: tuple[Exit, Action, bool] | None = None
+        for number, (start, draw) in enumerate(((turn.start(), turn.draw), *self.takes(turn))):
+            exit_ = best_exit(start, self.context, most_bonus=True)
+            if exit_ is not None and exit_.bonus > max(turn.end_bonus, best[0].bonus if best is not None else -1):
+                best = (exit_, draw, number == 0)
+        if best is None:
+            return None
+        exit_, draw, is_played = best
+        line = Line(exit_.actions, exit_.bonus, exit_.state)
+        seat = turn.seat
+        points = exit_.bonus - turn.end_bonus
+        if is_played:
+            message = f"p{seat} could have gone out and {_canasta_text(turn.before_draw, line)}"
+            return Chance(position, turn.ply, points, (turn.draw, *exit_.actions), message, exit_.state, turn.before_draw)
+        message = (
+            f"p{seat} could have taken {_take_text(turn.before_draw, draw)}, gone out and "
+            f"{_canasta_text(turn.before_draw, line)}; p{seat} {_played_draw_text(turn)} instead"
+        )
+        return Chance(position, turn.draw_ply, points, (draw, *exit_.actions), message, exit_.state, turn.before_draw)
+
+    # --- missed going out
+
+    def going_out_chance(self, position: int) -> Chance | None:
+        turn = self.played.turns[position]
+        if turn.went_out:
+            return None
+        side = turn.side
+        best: tuple[Exit, Action, bool] | None = None
+        exit_ = best_exit(turn.start(), self.context)
+        if exit_ is not None:
+            best = (exit_, turn.draw, True)
+        for start, take in self.takes(turn):
+            if not may_go_out(start, self.context):
+                break  # the quick tests only pass more often with more cards: no shallower take passes
+            if best is not None and exit_bound(start, self.context) <= best[0].margin:
+                break  # the margin bound only grows with the cards taken: no shallower take beats it
+            exit_ = best_exit(start, self.context)
+            if exit_ is not None and (best is None or exit_.margin > best[0].margin):
+                best = (exit_, take, False)
+        if best is None:
+            return None
+        exit_, draw, is_played = best
+        actual = margin_of(self.final_scores, side)
+        points = exit_.margin - actual
+        seat = turn.seat
+        scores = " to ".join(str(s) for s in exit_.scores)
+        how = "" if is_played else f" by taking {_take_text(turn.before_draw, draw)}"
+        if self.played.finished:
+            ending = f"it ended with a margin of {actual:+d}"
+        else:
+            ending = f"it is unfinished in the record, with a margin of {actual:+d} as it stands"
+        message = (
+            f"p{seat} could have gone out{how} this turn: the hand would have scored {scores} "
+            f"(a margin of {exit_.margin:+d} for side {side + 1}); {ending}"
+        )
+        if is_played:
+            return Chance(position, turn.ply, points, (turn.draw, *exit_.actions), message, exit_.state, turn.before_draw, exit_.margin)
+        return Chance(position, turn.draw_ply, points, (draw, *exit_.actions), message, exit_.state, turn.before_draw, exit_.margin)
+
+    # --- runs
+
+    def runs(self, kind: str, chances: list[Chance | None], cut: set[int]) -> list[Finding]:
+        """One finding per run: the turns of one seat, one after another, each with the
+        chance open. A turn whose search the budget cut ends a run (its chance is unknown)."""
+        turns = self.played.turns
+        by_seat: dict[int, list[int]] = {}
+        for position, turn in enumerate(turns):
+            by_seat.setdefault(turn.seat, []).append(position)
+        found = []
+        for positions in by_seat.values():
+            run: list[Chance] = []
+            for position in [*positions, -1]:
+                chance = chances[position] if position >= 0 else None
+                if chance is not None and position not in cut:
+                    run.append(chance)
+                    continue
+                if run:
+                    finding = self.run_finding(kind, run)
+                    if finding is not None:
+                        found.append(finding)
+                run = []
+        return found
+
+    def run_finding(self, kind: str, run: list[Chance]) -> Finding | None:
+        stake = max(run, key=lambda c: c.points if c.points is not None else -(1 << 30))  # the first of the most
+        if stake.points is None or stake.points <= 0:
+            return None  # going out open, but no turn of it beat how the hand really ended
+        turn = self.played.turns[stake.position]
+        side = turn.side
+        if kind == MISSED_CANASTA:
+            recovered = self.canasta_recovered(stake, side)
+            outcome = REALIZED if recovered >= stake.points else PARTLY if recovered > 0 else LOST
+            cost = max(0, stake.points - recovered)
+        else:
+            final = self.played.final
+            later_out = final.is_over and final.ended_by == OUT and final.side_of[final.out_by] == side
+            outcome = (REALIZED if margin_of(self.final_scores, side) >= stake.margin else PARTLY) if later_out else LOST
+            cost = stake.points  # already net of the margin the hand really ended with
+        message = stake.message
+        if len(run) > 1:
+            message += f"; the chance stood open {len(run)} turns in a row (plies {run[0].ply} to {run[-1].ply})"
+        message += "; " + _OUTCOME_TEXT[kind][outcome]
+        return Finding(
+            hand=self.index + 1, ply=stake.ply, seat=turn.seat, side=side + 1, kind=kind, points=stake.points,
+            message=message, witness=tuple(a.text for a in stake.witness), first_ply=run[0].ply,
+            last_ply=run[-1].ply, turns=len(run), outcome=outcome,
+            severity=severity_of(cost, outcome, self.thresholds),
+        )
+
+    def canasta_recovered(self, stake: Chance, side: int) -> int:
+        """What the side got later in the hand from the canastas the stake's witness made:
+        each meld the witness made a better canasta of, up to that canasta's bonus, and the
+        canastas it laid new, against the side's melds laid from that turn on."""
+        variant = self.record.rules
+        played = self.played
+        before = {m.number for m in stake.start.melds}
+        as_played = {m.number: canasta_bonus(m.kind(variant), variant) for m in played.after(stake.position).melds if m.side == side}
+        final = {m.number: canasta_bonus(m.kind(variant), variant) for m in played.final.melds if m.side == side}
+        recovered = 0
+        new_target = 0
+        for meld in stake.table.melds:
+            if meld.side != side:
+                continue
+            target = canasta_bonus(meld.kind(variant), variant)
+            if meld.number not in before:
+                new_target += target
+                continue
+            was = as_played.get(meld.number, 0)
+            if target > was:
+                recovered += max(0, min(target, final.get(meld.number, 0)) - was)
+        laid_as_played = sum(b for n, b in as_played.items() if n not in before)
+        new_gain = new_target - laid_as_played
+        if new_gain > 0:
+            laid_later = sum(b for n, b in final.items() if n not in before) - laid_as_played
+            recovered += max(0, min(new_gain, laid_later))
+        return recovered
+
+
+_OUTCOME_TEXT = {
+    MISSED_CANASTA: {
+        REALIZED: "the side made that canasta later in the hand",
+        PARTLY: "the side got part of that bonus later in the hand",
+        LOST: "the side never got that bonus later in the hand",
+    },
+    MISSED_GOING_OUT: {
+        REALIZED: "the side went out later with as good a margin",
+        PARTLY: "the side went out later, with less",
+        LOST: "the side did not go out later in the hand",
+    },
+}
+
+
+# --- texts ---------------------------------------------------------------------------------
 
 
 def _line_spends(line: Line, card: int) -> bool:
@@ -214,104 +506,98 @@ def _a(kind: str) -> str:
     return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
-def _pile_text(state: HandState) -> str:
+def _pile_text(cards: Sequence[int]) -> str:
+    shown = " ".join(CARD_TEXT[c] for c in cards[-6:])
+    return f"{len(cards)} card{'' if len(cards) == 1 else 's'}, top {CARD_TEXT[cards[-1]]}" if len(cards) > 6 else shown
+
+
+def _take_text(state: HandState, take: Action) -> str:
     pile = state.discard_pile
-    shown = " ".join(CARD_TEXT[c] for c in pile[-6:])
-    return f"{len(pile)} card{'' if len(pile) == 1 else 's'}, top {CARD_TEXT[pile[-1]]}" if len(pile) > 6 else shown
+    if not take.depth or take.depth == len(pile):
+        return f"the pile ({_pile_text(pile)})"
+    return f"the pile's top {take.depth} cards ({_pile_text(pile[-take.depth:])})"
 
 
-# --- missed going out ------------------------------------------------------------------
-
-
-def _going_out_findings(index: int, turn: Turn, final_scores: tuple[int, ...] | None) -> list[Finding]:
-    if turn.went_out:
-        return []
-    side = turn.after_draw.side_of[turn.seat]
-    actual = margin_of(final_scores, side) if final_scores is not None else None
-    played = best_exit(turn.after_draw)
-    if played is not None:
-        ply = turn.discard_ply if turn.discard_ply is not None else turn.plies[-1]
-        return _exit_finding(index, ply, turn, side, played, actual, (turn.draw,), "")
-    best_take: tuple[Action, Exit] | None = None
-    for take, trial in _alternative_takes(turn):
-        exit_ = best_exit(trial)
-        if exit_ is not None and (best_take is None or exit_.margin > best_take[1].margin):
-            best_take = (take, exit_)
-    if best_take is None:
-        return []
-    take, exit_ = best_take
-    return _exit_finding(index, turn.draw_ply, turn, side, exit_, actual, (take,), " by taking the pile")
-
-
-def _exit_finding(
-    index: int, ply: int, turn: Turn, side: int, exit_: Exit, actual: int | None, start: tuple[Action, ...], how: str
-) -> list[Finding]:
-    points = None if actual is None else exit_.margin - actual
-    if points is not None and points <= 0:
-        return []
-    seat = turn.seat
-    scores = " to ".join(str(s) for s in exit_.scores)
-    ending = "is unfinished in the record" if actual is None else f"ended with a margin of {actual:+d}"
-    message = (
-        f"p{seat} could have gone out{how} this turn: the hand would have scored {scores} "
-        f"(a margin of {exit_.margin:+d} for side {side + 1}); it {ending}"
-    )
-    return [_finding(index, ply, seat, side, MISSED_GOING_OUT, points, message, (*start, *exit_.actions))]
+def _played_draw_text(turn: Turn) -> str:
+    if turn.draw.verb == DRAW:
+        return "drew from the stock"
+    return f"took {len(turn.took)} card{'' if len(turn.took) == 1 else 's'}"
 
 
 # --- dangerous discards ----------------------------------------------------------------
 
 
+_FITS: dict[tuple[object, ...], bool] = {}
+
+
+def _fits_meld(shape: Shape, card: int, variant: Variant) -> bool:
+    """Would ``card`` alone lay off on a meld of ``shape``? Remembered: melds stay on the
+    table turn after turn, and the answer is a pure function of the cards."""
+    key = (shape, card, variant.id, variant.wild_move, variant.set_max, variant.set_suits_distinct, variant.ace_to_ace)
+    found = _FITS.get(key)
+    if found is None:
+        if len(_FITS) > 100_000:
+            _FITS.clear()
+        try:
+            resolve_add(shape, (CardToken(CARDS[card]),), variant)
+            found = True
+        except BuracoError:
+            found = False
+        _FITS[key] = found
+    return found
+
+
 def _fits(state: HandState, card: int, seat: int) -> list[int]:
     """The melds on the table that ``seat`` may extend and ``card`` would fit."""
     fitting = []
+    wild = IS_WILD_KIND[card]
     for meld in state.melds:
         if not may_extend(state, seat, meld.number):
             continue
-        try:
-            resolve_add(meld.shape, (CardToken(CARDS[card]),), state.variant)
-        except BuracoError:
-            continue
-        fitting.append(meld.number)
+        shape = meld.shape
+        if not wild and (SUIT_OF[card] != shape.suit if shape.is_run else RANK_OF[card] != shape.rank):
+            continue  # a natural card fits only a run of its suit or a set of its rank
+        if _fits_meld(shape, card, state.variant):
+            fitting.append(meld.number)
     return fitting
 
 
-def _discard_findings(index: int, turn: Turn, following: Turn | None) -> list[Finding]:
-    if turn.discard is None or turn.before_discard is None or following is None or turn.discard_ply is None:
+def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds: Thresholds) -> list[Finding]:
+    if turn.discard is None or following is None or turn.discard_ply is None:
         return []
     if following.draw.verb != TAKE or following.draw_ply != turn.discard_ply + 1 + _dead_after(turn):
         return []
-    state = turn.before_discard
+    state = turn.before_discard()
+    if state is None:
+        return []
     nxt = following.seat
     fitting = _fits(state, turn.discard, nxt)
     if not fitting:
         return []
-    safe = [
-        c for c in range(CARD_KINDS)
-        if state.hands[turn.seat][c] and c != turn.discard and state.can_discard(turn.seat, CARDS[c])
-        and not _fits(state, c, nxt)
-    ]
-    if not safe:
-        return []
     values = state.variant.card_values
-    instead = min(safe, key=lambda c: (values[c], c))
-    took = following.after_draw.operations[len(following.before_draw.operations)]
-    assert isinstance(took, Took)
-    points = sum(values[c] for c in took.cards)
+    held = sorted((c for c in range(CARD_KINDS) if state.hands[turn.seat][c] and c != turn.discard), key=lambda c: (values[c], c))
+    instead = next((c for c in held if state.can_discard(turn.seat, CARDS[c]) and not _fits(state, c, nxt)), None)
+    if instead is None:
+        return []  # no card in hand was safe
+    took = following.took
+    points = sum(values[c] for c in took)
     seat = turn.seat
     side = state.side_of[seat]
     melds = ", ".join(f"m{n}" for n in fitting)
     message = (
         f"p{seat} discarded {CARD_TEXT[turn.discard]}, which fits {melds} for p{nxt}, and p{nxt} took the pile "
-        f"({len(took.cards)} card{'' if len(took.cards) == 1 else 's'}, {points} points); {CARD_TEXT[instead]} fitted no meld p{nxt} may extend"
+        f"({len(took)} card{'' if len(took) == 1 else 's'}, {points} points); {CARD_TEXT[instead]} fitted no meld p{nxt} may extend"
     )
     witness = [turn.draw]
     for ply, action in zip(turn.plies[1:], turn.actions[1:]):
         if ply == turn.discard_ply:
             witness.append(Action(seat, DISCARD, (CARDS[instead],), (), 0, 0, f"p{seat} discard {CARD_TEXT[instead]}"))
             break
-        witness.append(action)
-    return [_finding(index, turn.discard_ply, seat, side, DANGEROUS_DISCARD, points, message, tuple(witness))]
+        witness.append(action._replace(text=action.canonical()))
+    return [Finding(
+        hand=index + 1, ply=turn.discard_ply, seat=seat, side=side + 1, kind=DANGEROUS_DISCARD, points=points,
+        message=message, witness=tuple(a.text for a in witness), severity=severity_of(points, None, thresholds),
+    )]
 
 
 def _dead_after(turn: Turn) -> int:
@@ -319,10 +605,4 @@ def _dead_after(turn: Turn) -> int:
     return sum(1 for ply in turn.plies if turn.discard_ply is not None and ply > turn.discard_ply)
 
 
-def _finding(
-    index: int, ply: int, seat: int, side: int, kind: str, points: int | None, message: str, witness: Sequence[Action]
-) -> Finding:
-    return Finding(
-        hand=index + 1, ply=ply, seat=seat, side=side + 1, kind=kind, points=points, message=message,
-        witness=tuple(a.text for a in witness),
-    )
+__all__ = ["Budget", "Chance", "PlayedHand", "Turn", "Unsearched", "played_turns", "turn_findings"]

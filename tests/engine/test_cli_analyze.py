@@ -13,7 +13,10 @@ from buraco.analysis import analyze
 from buraco.notation import dumps, loads
 from buraco.selfplay import play_match
 
-FINDING_KEYS = {"file", "hand", "ply", "seat", "side", "kind", "points", "message", "witness", "cause"}
+FINDING_KEYS = {
+    "file", "hand", "ply", "seat", "side", "kind", "points", "message", "witness", "cause",
+    "first_ply", "last_ply", "turns", "outcome", "severity",
+}
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

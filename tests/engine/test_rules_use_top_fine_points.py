@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from buraco.errors import IllegalActionError
-from buraco.state import DeadToStock, Discarded, Drew, HandEnded
+from buraco.state import DeadToStock, Discarded, Drew, HandEnded, HandState
 
 from .helpers import act, build, burn_stock, deal, play
 from .test_rules_going_out import after_dead, go_out_by_discard, go_out_by_meld
@@ -127,3 +127,40 @@ def test_a_hand_ended_by_the_stock_logs_how_it_ended() -> None:
     state.finish_by_stock()
     assert state.is_over
     assert state.operations[-1] == HandEnded("stock", 0)
+
+
+def going_out_turn_after_a_take() -> HandState:
+    """cerrado: p1 has laid 3c..9c (clean) and 6h 7h 8h 9h, picked up the dead pile, laid
+    3d..8d and Ks Kd Kh from it, and holds Th Jh; p2 has thrown 9s, 9c and 9h. p1 takes
+    the pile (Kc 9s 9d 9c Kh 9h): the 9h on top can go into 9h Th Jh, with the two cards
+    held before the pick-up."""
+    state = build(
+        "cerrado", ["3c 4c 5c 6c 7c 8c 9c 6h 7h 8h 9h", "9s 9c 9h"],
+        dead=["Th Jh 3d 4d 5d 6d 7d 8d Ks Kd Kh"], stock="Kc Qc 9d Jd Kh Ts",
+    ).state()
+    play(state, "p1 draw", "p1 meld 3c 4c 5c 6c 7c 8c 9c", "p1 meld 6h 7h 8h 9h", "p1 discard Kc", "p1 dead",
+         "p2 draw", "p2 discard 9s",
+         "p1 draw", "p1 meld 3d 4d 5d 6d 7d 8d", "p1 meld Ks Kd Kh", "p1 discard 9d",
+         "p2 draw", "p2 discard 9c",
+         "p1 draw", "p1 discard Kh",
+         "p2 draw", "p2 discard 9h",
+         "p1 take")
+    return state
+
+
+def test_going_out_by_a_lay_off_onto_a_meld_holding_a_card_like_the_top_one_does_not_meet_the_take() -> None:
+    """The 9h goes into 9h 9s 9c, made only of the pile's cards, so the take is not yet used;
+    the last play lays Th Jh on 6h 7h 8h 9h, a meld already holding a 9h (the other one).
+    That lay-off does not meld the taken card: going out there is illegal."""
+    state = going_out_turn_after_a_take()
+    play(state, "p1 meld 9s 9c 9h", "p1 add m4 Kc Kh", "p1 add m3 9d")
+    with pytest.raises(IllegalActionError, match="must meld its card 9h"):
+        act(state, "p1 add m2 Th Jh")
+
+
+def test_the_top_card_melded_with_two_held_cards_meets_the_take() -> None:
+    state = going_out_turn_after_a_take()
+    play(state, "p1 meld 9h Th Jh")
+    assert state.obligation is None
+    play(state, "p1 add m4 Kc Kh", "p1 add m3 9d", "p1 discard 9s")
+    assert not state.is_over and state.turn == 2

@@ -18,8 +18,8 @@ from buraco.errors import BuracoError
 from buraco.melds import CardToken, resolve_add
 from buraco.notation import Record
 from buraco.replay import replay_hand
-from buraco.scoring import score_hand
-from buraco.state import DEAD_INDIRECT_STEP, OUT, HandState
+from buraco.scoring import score_hand, scores_if_ended
+from buraco.state import DEAD_INDIRECT_STEP, OUT, STOCK, HandState
 
 from ..helpers import Deal, actions_of, load_record
 
@@ -136,11 +136,11 @@ def check_going_out_finding(record: Record, finding: Finding, *, knowledge: bool
     side = finding.side - 1
     if_out = margin(totals(state), side)
     final = replay_hand(record, finding.hand - 1)
-    if final.is_over:
-        assert finding.points == if_out - margin(totals(final), side)
-        assert finding.points is not None and finding.points > 0
-    else:
-        assert finding.points is None
+    # The real margin: the hand's as it ended; on an unfinished hand, its last table scored
+    # as it stands (as if it ended there by the stock: no going-out bonus).
+    real = totals(final) if final.is_over else [s.total for s in scores_if_ended(final, STOCK)]
+    assert finding.points == if_out - margin(real, side)
+    assert finding.points is not None and finding.points > 0
     if knowledge:
         check_witness_knowledge(record, finding)
     return state

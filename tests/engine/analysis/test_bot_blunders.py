@@ -22,6 +22,7 @@ from buraco.selfplay import SKIP_CANASTA, SKIP_GOING_OUT, play_match
 from buraco.state import OUT, HandState
 
 from ..records import VARIANT_PLAYERS
+from .builders import played_bonus
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -86,10 +87,14 @@ def the_same_until_the_blunder(record: Record, control: Record, planted: Planted
 
 
 def turn_findings_of(findings: list[Finding], planted: Planted, kind: str) -> list[Finding]:
+    """The findings whose run of turns holds the blundering turn: a run reports one turn's
+    ply (the one with the most at stake) and spans first_ply..last_ply, each a turn's ply
+    (its discard, or its draw step where a take was the better start)."""
     return [
         f for f in findings
         if f.kind == kind and f.hand == planted.hand and f.seat == planted.seat and f.ply is not None
-        and planted.draw_ply <= f.ply <= planted.ply
+        and f.first_ply is not None and f.last_ply is not None
+        and f.first_ply <= planted.ply and f.last_ply >= planted.draw_ply
     ]
 
 
@@ -138,25 +143,34 @@ def test_a_skipped_canasta_is_found_at_that_turn(case: tuple[str, int], seed: in
     found = turn_findings_of(analysis.findings, planted, MISSED_CANASTA)
     assert len(found) == 1, found
     finding = found[0]
+    assert finding.points is not None and finding.points >= gain > 0
+    assert finding.side == side + 1
+    replayed = replay_witness(record, finding)  # legal, or it raises
+    assert side_bonus(replayed, side) == played_bonus(record, finding) + finding.points
+    assert not (replayed.is_over and replayed.out_by != planted.seat)
+    if finding.turns > 1:
+        # The chance stood open on the turns around the blunder too (the greedy bots also
+        # miss canastas): one finding for the run, its ply the turn with the most at stake,
+        # worth at least what the blunder gave up. The rest compares the blundering turn alone.
+        return
     # The finding is at the discard that ended the turn, judged on the hand after the draw;
     # but where taking the pile (the bot drew from the stock) would have given even more,
     # the analysis reports the turn's draw instead, with those larger points. The bot
     # blunders after its own draw step, so either is right, and both are worth at least
     # what the bot's own plays would have given.
-    assert finding.ply == planted.ply or (finding.ply == planted.draw_ply and planted.drew), finding
-    assert finding.points is not None and finding.points >= gain > 0
-    assert finding.side == side + 1
-    replayed = replay_witness(record, finding)  # legal, or it raises
+    other_draws = planted.drew or record.rules.pickup == "dig"  # dig: another depth than the one taken
+    assert finding.ply == planted.ply or (finding.ply == planted.draw_ply and other_draws), finding
     assert side_bonus(replayed, side) == end_bonus + finding.points
-    assert not (replayed.is_over and replayed.out_by != planted.seat)
     # Without the blunder, the same turn (the same hand after the same draw) leaves no
     # such finding, or (the greedy bots miss canastas of their own) one at the same
     # decision worth exactly what the blunder gave up less.
     theirs = [f for f in analyze_record(control).findings if f.kind == MISSED_CANASTA and f.hand == planted.hand
-              and f.seat == planted.seat and f.ply is not None and f.ply >= planted.draw_ply
-              and f.ply <= control_turn_last_ply(control, planted)]
+              and f.seat == planted.seat and f.first_ply is not None and f.last_ply is not None
+              and f.first_ply <= control_turn_last_ply(control, planted) and f.last_ply >= planted.draw_ply]
     assert len(theirs) <= 1
     for other in theirs:
+        if other.turns > 1:
+            continue  # the control's run reaches past that turn: its stake may be another turn's
         assert (other.ply == planted.draw_ply) == (finding.ply == planted.draw_ply)
         assert other.points == finding.points - gain
 
@@ -188,7 +202,12 @@ def test_a_skipped_going_out_is_found_at_that_turn(case: tuple[str, int], seed: 
     if gain > 0:
         assert found, (planted, gain)  # the best going out there is worth at least the bot's own
     for finding in found:
-        assert finding.ply == planted.ply  # going out from the hand after the draw: at the discard
+        if finding.turns == 1:
+            # Going out from the hand after the draw, at the discard; or, where taking the
+            # pile would have scored more, at the draw step (the bot drew from the stock, or
+            # in dig took another depth than the best).
+            other_draws = planted.drew or record.rules.pickup == "dig"
+            assert finding.ply == planted.ply or (finding.ply == planted.draw_ply and other_draws), finding
         assert finding.side == side + 1
         assert finding.points is not None and finding.points > 0  # the hand finished
         assert finding.points >= gain
@@ -197,7 +216,7 @@ def test_a_skipped_going_out_is_found_at_that_turn(case: tuple[str, int], seed: 
         assert margin(replayed, side) - actual == finding.points
     # Without the blunder the bot went out at that turn: nothing to find there.
     assert not [f for f in analyze_record(control).findings if f.kind == MISSED_GOING_OUT and f.hand == planted.hand
-                and f.ply is not None and f.ply >= planted.draw_ply]
+                and f.last_ply is not None and f.last_ply >= planted.draw_ply]
 
 
 def test_an_unknown_blunder_is_refused() -> None:

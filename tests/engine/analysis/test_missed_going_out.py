@@ -82,7 +82,9 @@ def test_it_finds_a_missed_going_out_in_brasil_where_no_dead_pile_is_needed() ->
 
 
 def test_it_counts_a_brasil_lay_off_on_another_players_meld_for_going_out() -> None:
-    """brasil: the 9s goes onto p2's 6s 7s 8s; the hand is left unfinished: no points."""
+    """brasil: the 9s goes onto p2's 6s 7s 8s; the hand is left unfinished, so the real
+    margin is its last table's as it stands: going out melds the 9s p1 holds there (+9
+    melded, -9 no longer in hand) and earns the going-out bonus (100)."""
     deal = build("brasil", ["3c 4c 5c 6c 7c 8c 9c 9d Td Jd 9s", "6s 7s 8s"], stock="Kh Kc Qh")
     state = deal.state()
     play(state, "p1 draw", "p1 meld 3c 4c 5c 6c 7c 8c 9c", "p1 discard Kh",
@@ -90,7 +92,7 @@ def test_it_counts_a_brasil_lay_off_on_another_players_meld_for_going_out() -> N
          "p1 draw", "p1 meld 9d Td Jd", "p1 discard Qh")
     record = record_of(deal, state)
     finding = only(record, MISSED_GOING_OUT)
-    assert (finding.ply, finding.seat, finding.points) == (ply_of(record, "p1 discard Qh"), 1, None)
+    assert (finding.ply, finding.seat, finding.points) == (ply_of(record, "p1 discard Qh"), 1, 2 * 9 + 100)
     assert "p1 add m2 9s" in finding.witness
     check_going_out_finding(record, finding)
 
@@ -116,10 +118,15 @@ def test_it_finds_going_out_only_by_taking_the_pile_at_the_draw() -> None:
     check_going_out_finding(record, finding)
 
 
-def test_it_leaves_points_out_for_a_hand_unfinished_in_the_record() -> None:
+def test_it_values_a_missed_going_out_on_an_unfinished_hand_against_its_last_table() -> None:
+    """The record stops after p1 throws the 5s: no real margin exists, so the going out is
+    valued against the last table scored as it stands. There p1 holds the dead pile's 85
+    points; going out melds them instead (+85 melded, -85 no longer in hand) and earns the
+    going-out bonus (100); p2's side is the same either way."""
     record = after_dead("cerrado", ("p1 draw", "p1 discard 5s"))
     finding = only(record, MISSED_GOING_OUT)
-    assert finding.points is None
+    pile_value = 5 * 5 + 3 * VALUE_8_TO_K + 3 * VALUE_8_TO_K  # 3d..7d, 9c Tc Jc, Jh Qh Kh
+    assert finding.points == 2 * pile_value + 100
     assert "unfinished" in finding.message
     check_going_out_finding(record, finding)
 
