@@ -270,6 +270,11 @@ BURACO_EMBEDDED_LANES = (("interactive", "bulk", "reverify"), ("analysis",))
 BURACO_EMBEDDED_POLL_SECONDS = float(os.environ.get("EMBEDDED_POLL_SECONDS", "1"))
 # A batch's event stream (GET /api/batches/{id}/events/): how often it looks, how long it lasts
 # before the client reconnects (it holds a web worker meanwhile).
+# The analysis's CPU budgets (buraco.analysis.analyze_record), seconds: one hand's turn searches,
+# and the whole match's. A cut analysis keeps what it found and says which decisions it left
+# (the match's analysis is "partial"); the task's own time limit stays well above them.
+BURACO_ANALYSIS_HAND_SECONDS = float(os.environ.get("ANALYSIS_HAND_SECONDS", "10"))
+BURACO_ANALYSIS_MATCH_SECONDS = float(os.environ.get("ANALYSIS_MATCH_SECONDS", "120"))
 BURACO_EVENTS_POLL_SECONDS = float(os.environ.get("EVENTS_POLL_SECONDS", "1"))
 BURACO_EVENTS_MAX_SECONDS = float(os.environ.get("EVENTS_MAX_SECONDS", "600"))
 # The sweep runs under Celery beat: one beat per site (`make worker` embeds one with -B).

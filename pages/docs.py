@@ -70,6 +70,11 @@ def render_markdown(text: str) -> str:
             token.attrSet("id", _slug(tokens[index + 1].content, used))
         elif token.type == "inline" and token.children:
             token.children = _relinked(token.children)
+        elif token.type in ("th_open", "td_open") and token.attrGet("style"):
+            # A column's alignment (|---:|) as a class: the pages carry no inline style.
+            align = str(token.attrGet("style")).removeprefix("text-align:")
+            del token.attrs["style"]
+            token.attrSet("class", f"align-{align}")
     return str(markdown.renderer.render(tokens, markdown.options, {}))
 
 

@@ -216,10 +216,11 @@ def job_claim(*, match_id: int, kind: str) -> bool:
     return claimed == 1
 
 
-def job_finish(*, match_id: int, kind: str, version: str) -> None:
-    """Mark a running job done; called in the transaction that stores its result."""
+def job_finish(*, match_id: int, kind: str, version: str, result: dict[str, Any] | None = None) -> None:
+    """Mark a running job done; called in the transaction that stores its rows. ``result``:
+    what the job has to say beside them (its kind's own: an analysis cut by its budget, say)."""
     Job.objects.filter(match_id=match_id, kind=kind, status=Job.Status.RUNNING).update(
-        status=Job.Status.DONE, finished_at=timezone.now(), error=None, version=version
+        status=Job.Status.DONE, finished_at=timezone.now(), error=None, version=version, result=result
     )
 
 

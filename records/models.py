@@ -180,6 +180,7 @@ class Job(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)  # why it failed: {"kind": "failed", "message": ...}
     version = models.CharField(max_length=20, blank=True)
+    result = models.JSONField(null=True, blank=True)  # what a done job has to say beside its rows (its kind's own)
 
     class Meta:
         ordering = ["match", "kind"]

@@ -30,6 +30,7 @@ from . import signals
 from .jobs import job_claim, job_finish, jobs_requeue, jobs_send
 from .models import Batch, Hand, Job, Match, UploadKey
 from .reading import record_of
+from .text import json_safe
 from .uploads import UploadedFile, UploadError, expand_upload, parse_uploads, read_uploads  # noqa: F401 - read through services too
 
 ENGINE_VERSION = buraco.__version__
@@ -285,18 +286,6 @@ def _hands_insert(hands: Iterable[Hand]) -> None:
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for hand in hands:
             copy.write_row([field.get_db_prep_save(field.pre_save(hand, True), connection) for field in fields])
-
-
-def json_safe(value: Any) -> Any:
-    """PostgreSQL text and jsonb cannot hold NUL: stored copies show U+FFFD instead
-    (the upload itself is kept byte for byte)."""
-    if isinstance(value, str):
-        return value.replace("\x00", "\ufffd")
-    if isinstance(value, list):
-        return [json_safe(v) for v in value]
-    if isinstance(value, dict):
-        return {json_safe(k): json_safe(v) for k, v in value.items()}
-    return value
 
 
 def _date_of(value: Any) -> dt.date | None:

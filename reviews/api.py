@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import RegexValidator
 from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
@@ -33,6 +34,13 @@ from .models import MAX_TEXT, TAGS, Comment, Reply, Review
 from .throttling import ReviewWriteThrottle
 
 TEXT_ERRORS: dict[str, Any] = {"max_length": f"a text has at most {MAX_TEXT} characters", "blank": "a text may not be empty"}
+
+
+def visible_text() -> StrictCharField:
+    """A comment's or reply's text: its spaces at the ends are dropped, so it must hold a
+    visible character, which the schema says as its pattern (a text of spaces is a 400)."""
+    return StrictCharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS,
+                           validators=[RegexValidator(r"\S", TEXT_ERRORS["blank"])])
 
 
 # --- serializers ---------------------------------------------------------------------
@@ -98,7 +106,7 @@ REVIEW_PATCH = {
 class CommentInputSerializer(serializers.Serializer[Any]):
     hand = StrictIntegerField(min_value=1, help_text="the hand's number, from 1")
     ply = StrictIntegerField(min_value=0, help_text="0: the deal; n: after the hand's n-th action")
-    text = StrictCharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS)  # min: in the schema
+    text = visible_text()
     tag = serializers.ChoiceField(choices=TAGS, allow_blank=True, default="",
                                   help_text=f"one of {', '.join(TAGS)}, or empty")
 
@@ -113,7 +121,7 @@ class CommentInputSerializer(serializers.Serializer[Any]):
 
 
 class ReplyInputSerializer(serializers.Serializer[Any]):
-    text = StrictCharField(min_length=1, max_length=MAX_TEXT, error_messages=TEXT_ERRORS)  # min: in the schema
+    text = visible_text()
 
 
 # --- helpers -------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from django.db import transaction
 from apikit.errors import Conflict
 from buraco.notation import Record
 from records.models import Match
-from records.services import json_safe
+from records.text import json_safe
 
 from .models import Comment, Reply, Review
 

@@ -22,18 +22,35 @@ from .shapes import (
 )
 
 
+class UnsearchedSerializer(serializers.Serializer[Any]):
+    """A turn decision the analysis's CPU budget cut: not judged, and said so."""
+
+    hand = serializers.IntegerField()
+    ply = serializers.IntegerField(help_text="the turn's draw step")
+    seat = serializers.IntegerField()
+    search = serializers.CharField(help_text="canasta or going out")
+    reason = serializers.CharField()
+
+
 class AnalysisStatusSerializer(serializers.Serializer[Any]):
     """The match's analysis job: null status until the match has a verdict to analyse."""
 
     status = serializers.ChoiceField(choices=Job.Status.choices, allow_null=True)
     version = serializers.CharField(allow_null=True, help_text="the analysis version of the stored findings")
+    partial = serializers.BooleanField(  # type: ignore[assignment]  # a field, popped by DRF's metaclass
+        allow_null=True, help_text="its CPU budget cut some decisions (listed in `unsearched`); null until done"
+    )
+    unsearched = UnsearchedSerializer(many=True)
 
 
 def analysis_status(match: Match) -> dict[str, Any]:
     job = match.job(Job.Kind.ANALYZE)
     if job is None:
-        return {"status": None, "version": None}
-    return {"status": job.status, "version": job.version or None}
+        return {"status": None, "version": None, "partial": None, "unsearched": []}
+    result = job.result or {}
+    done = job.status == Job.Status.DONE
+    return {"status": job.status, "version": job.version or None,
+            "partial": bool(result.get("partial")) if done else None, "unsearched": result.get("unsearched", [])}
 
 
 class MatchSummarySerializer(serializers.ModelSerializer[Match]):

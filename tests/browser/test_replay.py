@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.urls import Resolver404, resolve
 
-from buraco.analysis import analyze
+from buraco.analysis import SEVERITIES, analyze
 from buraco.analysis.witness import replay_witness, witness_start
 from buraco.notation import dumps, loads
 from buraco.replay import timeline, verify
@@ -211,7 +211,8 @@ def test_findings_are_marked_and_n_p_jump_between_them(new_page: Any, player: An
     badges = page.locator(".move.has-finding")
     assert badges.count() == len({f.ply for f in findings})
     first = findings[0]
-    assert page.inner_text(f".move[data-ply='{first.ply}'] .finding-badge") == f"{first.kind} {first.points}"
+    label = f"{first.severity}: {first.kind} {first.points}" if first.severity else f"{first.kind} {first.points}"
+    assert page.inner_text(f".move[data-ply='{first.ply}'] .finding-badge") == label
     page.keyboard.press("n")
     assert shown_ply(page) == first.ply
     assert first.message in page.inner_text("#finding-panel")
@@ -219,6 +220,52 @@ def test_findings_are_marked_and_n_p_jump_between_them(new_page: Any, player: An
     assert shown_ply(page) == findings[1].ply
     page.keyboard.press("p")
     assert shown_ply(page) == first.ply
+
+
+def test_b_m_i_jump_to_the_next_finding_at_least_that_grave_and_shifted_back(new_page: Any, player: Any) -> None:
+    page = new_page()
+    match_id = upload(page, player)
+    findings = [f for f in analyze(loads(RECORD)) if f.ply is not None]
+    graded = {f.severity for f in findings if f.severity}
+    assert len(graded) >= 2, f"the record should have findings of two severities at least: {graded}"
+    for key, least in (("b", "blunder"), ("m", "mistake"), ("i", "inaccuracy")):
+        plies = sorted({f.ply for f in findings if f.severity in SEVERITIES[SEVERITIES.index(least):]})
+        open_replay(page, match_id)
+        for ply in plies[:3]:
+            page.keyboard.press(key)
+            assert shown_ply(page) == ply, (key, plies)
+        if len(plies) >= 2:
+            page.keyboard.press(key.upper())
+            assert shown_ply(page) == plies[min(len(plies), 3) - 2], (key.upper(), plies)
+        if not plies:
+            page.keyboard.press(key)
+            assert shown_ply(page) == 0  # nothing that grave: the replay stays where it is
+
+
+def test_the_match_page_leads_with_each_hands_key_moments_linked_to_the_replay(new_page: Any, player: Any) -> None:
+    page = new_page()
+    match_id = upload(page, player)
+    findings = analyze(loads(RECORD))
+    page.goto(f"/matches/{match_id}/")
+    key = page.locator("#findings-hand-1 .key-moments > li")
+    heaviest = sorted(findings, key=lambda f: -(f.points or 0))[:3]
+    assert key.count() == 3
+    assert sorted(int(li.inner_text().split(" points")[0].split()[-1]) for li in key.all()) == sorted(
+        f.points or 0 for f in heaviest
+    )
+    # The rest are folded by kind, each group closed until opened.
+    groups = page.locator("#findings-hand-1 details.finding-group")
+    assert sum(len(g.locator("li.finding").all()) for g in groups.all()) == len(findings) - 3
+    assert all(g.get_attribute("open") is None for g in groups.all())
+    link = key.first.locator("a.ply-link")
+    ply = int(link.inner_text().split()[-1])
+    link.click()
+    page.wait_for_selector("#replay[data-ready=true]")
+    assert shown_ply(page) == ply
+    # Narrowed to mistakes and worse: only those are listed.
+    page.goto(f"/matches/{match_id}/?severity=mistake")
+    shown = page.locator("#findings-hand-1 li.finding")
+    assert shown.count() == sum(1 for f in findings if f.severity in ("mistake", "blunder")) > 0
 
 
 @needs_try

@@ -32,9 +32,9 @@ def engine_findings(text: str, **options: Any) -> list[dict[str, Any]]:
 
 
 def api_findings(client: APIClient, match_id: int, **query: Any) -> list[dict[str, Any]]:
-    response = client.get(f"/api/matches/{match_id}/findings/", query)
+    response = client.get(f"/api/matches/{match_id}/findings/", {"page_size": 500, **query})
     assert response.status_code == 200, response.content
-    return list(response.json()["findings"])
+    return list(response.json()["results"])
 
 
 def test_it_stores_what_the_engine_finds_once_a_match_is_verified(owner_api: APIClient, upload: Any) -> None:
@@ -44,7 +44,7 @@ def test_it_stores_what_the_engine_finds_once_a_match_is_verified(owner_api: API
     assert api_findings(owner_api, match_id) == engine_findings(text)
     detail = owner_api.get(f"/api/matches/{match_id}/").json()
     assert detail["status"] == "verified"
-    assert detail["analysis"] == {"status": "done", "version": ANALYSIS_VERSION}
+    assert detail["analysis"] == {"status": "done", "version": ANALYSIS_VERSION, "partial": False, "unsearched": []}
 
 
 def test_it_finds_the_planted_scoring_mistakes(owner_api: APIClient, upload: Any) -> None:
@@ -52,8 +52,8 @@ def test_it_finds_the_planted_scoring_mistakes(owner_api: APIClient, upload: Any
     expected = engine_findings(text)
     assert expected, "analyze() finds nothing in a record with a planted scoring mistake in every hand"
     match_id = upload_one(upload, owner_api, text)
-    body = owner_api.get(f"/api/matches/{match_id}/findings/").json()
-    assert body["count"] == len(expected) and body["findings"] == expected
+    body = owner_api.get(f"/api/matches/{match_id}/findings/?page_size=500").json()
+    assert body["count"] == len(expected) and body["results"] == expected
     assert body["analysis"]["status"] == "done"
 
 
@@ -72,7 +72,7 @@ def test_it_queues_the_analysis_on_its_own_queue_once_the_verdict_is_stored(
     match_id = upload_one(upload, owner_api, record_text(hands=1, seed=44))
     assert sent == [(match_id, "analysis")]
     assert job_of(match_id, "analyze").status == "pending"
-    assert owner_api.get(f"/api/matches/{match_id}/").json()["analysis"] == {"status": "pending", "version": None}
+    assert owner_api.get(f"/api/matches/{match_id}/").json()["analysis"] == {"status": "pending", "version": None, "partial": None, "unsearched": []}
 
 
 def test_it_does_not_analyse_a_match_before_its_verdict(owner_api: APIClient) -> None:
@@ -83,8 +83,8 @@ def test_it_does_not_analyse_a_match_before_its_verdict(owner_api: APIClient) ->
     match_id = response.json()["id"]
     assert not Job.objects.filter(match_id=match_id, kind="analyze").exists()
     detail = owner_api.get(f"/api/matches/{match_id}/").json()
-    assert detail["analysis"] == {"status": None, "version": None}
-    assert owner_api.get(f"/api/matches/{match_id}/findings/").json()["findings"] == []
+    assert detail["analysis"] == {"status": None, "version": None, "partial": None, "unsearched": []}
+    assert owner_api.get(f"/api/matches/{match_id}/findings/?page_size=500").json()["results"] == []
 
 
 def test_running_the_analysis_twice_stores_its_findings_once(owner_api: APIClient, upload: Any) -> None:
@@ -120,14 +120,14 @@ def test_a_reverified_match_is_analysed_again_without_duplicates(
 def test_an_analysis_that_breaks_is_marked_failed_and_leaves_the_verdict_alone(
     owner_api: APIClient, upload: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(record: Any) -> Any:
+    def broken(record: Any, **budgets: Any) -> Any:
         raise RuntimeError("the analysis broke")
 
-    monkeypatch.setattr(analysis_services, "analyze", broken)
+    monkeypatch.setattr(analysis_services, "analyze_record", broken)
     match_id = upload_one(upload, owner_api, record_text(hands=1, seed=48))
     detail = owner_api.get(f"/api/matches/{match_id}/").json()
     assert detail["status"] == "verified" and detail["error"] is None
-    assert detail["analysis"] == {"status": "failed", "version": None}
+    assert detail["analysis"] == {"status": "failed", "version": None, "partial": None, "unsearched": []}
     assert "the analysis broke" in job_of(match_id, "analyze").error["message"]
 
 

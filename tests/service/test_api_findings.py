@@ -3,13 +3,15 @@ analyze() finds, filtered by kind and stake, for whoever may read the match."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from buraco.analysis import KINDS, Finding, analyze
+from buraco.analysis import KINDS, OUTCOMES, SEVERITIES, Finding, analyze
 from buraco.notation import loads
 
 from .conftest import record_text
@@ -47,7 +49,7 @@ def public_match(owner_api: APIClient, upload: Any) -> int:
 
 
 def get(client: APIClient, match_id: int, what: str = "findings/", **query: Any) -> Any:
-    return client.get(f"/api/matches/{match_id}/{what}", query)
+    return client.get(f"/api/matches/{match_id}/{what}", {"page_size": 500, **query})
 
 
 # --- what is found --------------------------------------------------------------------
@@ -56,18 +58,17 @@ def get(client: APIClient, match_id: int, what: str = "findings/", **query: Any)
 def test_it_answers_every_finding_of_the_match_in_the_engines_order(owner_api: APIClient, private_match: int) -> None:
     body = get(owner_api, private_match).json()
     assert body["match"] == private_match
-    assert body["findings"] == engine(TEXT)
-    assert body["count"] == len(body["findings"])
-    for finding in body["findings"]:
-        assert set(finding) == {"hand", "ply", "seat", "side", "kind", "points", "message", "witness", "cause",
-                                "causes", "version"}
+    assert body["results"] == engine(TEXT)
+    assert body["count"] == len(body["results"])
+    for finding in body["results"]:
+        assert set(finding) == {field.name for field in dataclasses.fields(Finding)}
 
 
 @pytest.mark.parametrize("hand", [1, 2])
 def test_it_answers_one_hands_findings(owner_api: APIClient, private_match: int, hand: int) -> None:
     body = get(owner_api, private_match, f"hands/{hand}/findings/").json()
     assert body["hand"] == hand
-    assert body["findings"] == engine(TEXT, hand=hand)
+    assert body["results"] == engine(TEXT, hand=hand)
     assert body["analysis"]["status"] == "done"
 
 
@@ -89,23 +90,53 @@ def test_it_filters_by_kind(owner_api: APIClient, private_match: int) -> None:
     for what in ENDPOINTS:
         for kind in KINDS:
             body = get(owner_api, private_match, what, kind=kind).json()
-            assert body["findings"] == engine(TEXT, hand=hand_of(what), kind=kind), (what, kind)
-            assert all(f["kind"] == kind for f in body["findings"])
+            assert body["results"] == engine(TEXT, hand=hand_of(what), kind=kind), (what, kind)
+            assert all(f["kind"] == kind for f in body["results"])
 
 
 def test_it_filters_by_the_smallest_stake_as_the_engine_does(owner_api: APIClient, private_match: int) -> None:
     for what in ENDPOINTS:
         for min_points in (0, 1, 50, 100, 101, 10_000):
             body = get(owner_api, private_match, what, min_points=min_points).json()
-            assert body["findings"] == engine(TEXT, hand=hand_of(what), min_points=min_points), (what, min_points)
+            assert body["results"] == engine(TEXT, hand=hand_of(what), min_points=min_points), (what, min_points)
 
 
 def test_it_combines_the_filters(owner_api: APIClient, private_match: int) -> None:
     body = get(owner_api, private_match, kind="scoring-mistake", min_points=100).json()
-    assert body["findings"] == engine(TEXT, kind="scoring-mistake", min_points=100)
+    assert body["results"] == engine(TEXT, kind="scoring-mistake", min_points=100)
 
 
-@pytest.mark.parametrize("query", [{"kind": "blunder"}, {"min_points": "many"}])
+def test_it_filters_by_severity_at_least_as_grave(owner_api: APIClient, private_match: int) -> None:
+    graded = [f for f in engine(TEXT) if f["severity"]]
+    assert graded, "the record should have graded findings"
+    for index, severity in enumerate(SEVERITIES):
+        body = get(owner_api, private_match, severity=severity).json()
+        assert body["results"] == [f for f in engine(TEXT) if f["severity"] in SEVERITIES[index:]], severity
+
+
+def test_it_filters_by_outcome(owner_api: APIClient, private_match: int) -> None:
+    for outcome in OUTCOMES:
+        body = get(owner_api, private_match, outcome=outcome).json()
+        assert body["results"] == [f for f in engine(TEXT) if f["outcome"] == outcome], outcome
+
+
+def test_its_pages_join_into_the_whole_list_and_order_by_points(owner_api: APIClient, private_match: int) -> None:
+    whole = engine(TEXT)
+    assert len(whole) > 3
+    first = get(owner_api, private_match, page_size=3).json()
+    assert first["count"] == len(whole) and first["results"] == whole[:3] and first["next"]
+    joined = list(first["results"])
+    page = first
+    while page["next"]:
+        page = owner_api.get(page["next"]).json()
+        joined.extend(page["results"])
+    assert joined == whole
+    by_points = get(owner_api, private_match, ordering="-points").json()["results"]
+    assert [f["points"] or 0 for f in by_points] == sorted((f["points"] or 0 for f in whole), reverse=True)
+
+
+@pytest.mark.parametrize("query", [{"kind": "blunder"}, {"min_points": "many"}, {"severity": "awful"},
+                                   {"outcome": "maybe"}])
 def test_it_rejects_a_filter_it_does_not_know(owner_api: APIClient, private_match: int, query: dict[str, str]) -> None:
     response = get(owner_api, private_match, **query)
     assert response.status_code == 400
@@ -129,7 +160,7 @@ def test_a_coach_reads_them_once_the_match_is_shared_with_them(
     owner_api.post(f"/api/matches/{private_match}/shared-with/", {"username": "coach"}, format="json")
     response = get(coach_api, private_match, what)
     assert response.status_code == 200
-    assert response.json()["findings"] == get(owner_api, private_match, what).json()["findings"]
+    assert response.json()["results"] == get(owner_api, private_match, what).json()["results"]
 
 
 @pytest.mark.parametrize("what", ENDPOINTS)
@@ -140,7 +171,7 @@ def test_anyone_with_the_share_link_reads_them(
     for client in (anonymous_api, stranger_api):
         response = get(client, private_match, what, share=token)
         assert response.status_code == 200
-        assert response.json()["findings"] == get(owner_api, private_match, what).json()["findings"]
+        assert response.json()["results"] == get(owner_api, private_match, what).json()["results"]
     assert get(anonymous_api, private_match, what, share="not-the-token").status_code == 404
     owner_api.delete(f"/api/matches/{private_match}/share-link/")
     assert get(anonymous_api, private_match, what, share=token).status_code == 404
@@ -159,7 +190,7 @@ def test_others_get_404_for_a_private_match(request: Any, private_match: int, pe
 def test_everyone_reads_the_findings_of_a_public_match(request: Any, public_match: int, persona: str) -> None:
     response = get(request.getfixturevalue(persona), public_match)
     assert response.status_code == 200
-    assert response.json()["findings"] == engine(PUBLIC_TEXT)
+    assert response.json()["results"] == engine(PUBLIC_TEXT)
 
 
 def test_it_answers_404_for_a_match_that_does_not_exist(owner_api: APIClient) -> None:
@@ -172,10 +203,30 @@ def test_it_answers_404_for_a_match_that_does_not_exist(owner_api: APIClient) ->
 def test_the_match_and_the_list_show_the_analysis_status(owner_api: APIClient, private_match: int) -> None:
     from buraco.analysis import ANALYSIS_VERSION
 
-    analysis = {"status": "done", "version": ANALYSIS_VERSION}
+    analysis = {"status": "done", "version": ANALYSIS_VERSION, "partial": False, "unsearched": []}
     assert owner_api.get(f"/api/matches/{private_match}/").json()["analysis"] == analysis
     listed = owner_api.get("/api/matches/").json()["results"]
     assert [m["analysis"] for m in listed if m["id"] == private_match] == [analysis]
+
+
+def test_an_analysis_its_budget_cut_is_stored_as_partial_and_says_which_decisions(
+    owner_api: APIClient, upload: Any, settings: Any
+) -> None:
+    from django.test import Client
+
+    settings.BURACO_ANALYSIS_HAND_SECONDS = 1e-9  # no decision gets a search: every search is cut
+    match = upload_one(upload, owner_api, TEXT, "cut.brn")
+    status = owner_api.get(f"/api/matches/{match}/").json()["analysis"]
+    assert status["status"] == "done" and status["partial"] is True
+    assert status["unsearched"] and {u["hand"] for u in status["unsearched"]} <= {1, 2}
+    assert all(u["search"] in ("canasta", "going out") and u["reason"] == "budget" for u in status["unsearched"])
+    # What needs no search (scoring mistakes, dangerous discards) is still found and kept.
+    kept = get(owner_api, match).json()["results"]
+    assert {f["kind"] for f in kept} <= {"scoring-mistake", "dangerous-discard", "hand-not-scorable"}
+    page = Client()
+    page.force_login(User.objects.get(username="ana"))
+    html = page.get(f"/matches/{match}/").content.decode()
+    assert 'id="analysis-partial"' in html and f"{len(status['unsearched'])}\n  decision" in html
 
 
 def test_the_schema_describes_the_analysis_endpoints(anonymous_api: APIClient) -> None:
@@ -186,7 +237,8 @@ def test_the_schema_describes_the_analysis_endpoints(anonymous_api: APIClient) -
                  "/api/players/{name}/summary/"):
         assert set(schema["paths"][path]) >= {"get"}, path
     findings = schema["paths"]["/api/matches/{match_id}/findings/"]["get"]
-    assert {p["name"] for p in findings["parameters"]} >= {"match_id", "kind", "min_points", "share"}
+    assert {p["name"] for p in findings["parameters"]} >= {"match_id", "kind", "severity", "outcome", "min_points",
+                                                          "share", "page", "page_size", "ordering"}
 
 
 def test_it_bounds_min_points_to_what_the_database_holds(owner_api: APIClient, upload: Any) -> None:

@@ -161,3 +161,37 @@ def test_a_job_left_running_by_a_process_that_ended_runs_again(thread_mode: None
     jobs.embedded_start()
     wait_until_done([match_id])
     assert Job.objects.get(match_id=other, kind=Job.Kind.VERIFY).status == Job.Status.RUNNING
+
+
+def test_an_upload_is_verified_while_another_users_analysis_runs(
+    thread_mode: None, owner_api: APIClient, stranger_api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13, 5: the verify lane is its own thread; a long analysis holds only its lane."""
+    from analysis import services as analysis_services
+
+    started, release = threading.Event(), threading.Event()
+    real = analysis_services.analyze_record
+
+    def slow_analysis(*args: Any, **kwargs: Any) -> Any:
+        started.set()
+        assert release.wait(60), "the test never let the analysis finish"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis_services, "analyze_record", slow_analysis)
+    first = owner_api.post("/api/matches/", {"file": named(record_text(hands=1, seed=660), "a.brn")}, format="multipart")
+    assert first.status_code == 202
+    jobs.EmbeddedRunner.get()  # as the server starts it
+    if not started.wait(60):
+        raise AssertionError(f"the first match's analysis never started: {list(Job.objects.values_list('kind', 'status', 'queue', 'error'))}")
+    try:
+        second = stranger_api.post(
+            "/api/matches/", {"file": named(record_text(hands=1, seed=661), "b.brn")}, format="multipart"
+        ).json()["id"]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and Match.objects.with_status().get(pk=second).status != "verified":
+            time.sleep(0.05)
+        assert Match.objects.with_status().get(pk=second).status == "verified"
+        assert Job.objects.get(match_id=first.json()["id"], kind="analyze").status == Job.Status.RUNNING
+    finally:
+        release.set()
+    wait_until_done([first.json()["id"], second])

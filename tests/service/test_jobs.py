@@ -118,11 +118,11 @@ def test_a_job_that_breaks_is_marked_failed_not_lost(
 ) -> None:
     from analysis import services as analysis_services
 
-    def broken(record: Any) -> Any:
+    def broken(record: Any, **budgets: Any) -> Any:
         raise RuntimeError("the engine broke")
 
     monkeypatch.setattr(services if kind == Job.Kind.VERIFY else analysis_services,
-                        "verify" if kind == Job.Kind.VERIFY else "analyze", broken)
+                        "verify" if kind == Job.Kind.VERIFY else "analyze_record", broken)
     match = pending_job(owner, kind)
     assert TASKS[kind].apply(args=(match.pk,)).get() == "failed"
     job = job_of(match.pk, kind)

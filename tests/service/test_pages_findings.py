@@ -58,14 +58,31 @@ def planted(owner_api: APIClient, upload: Any) -> int:
     return match_id
 
 
-def test_it_lists_a_hands_findings_grouped_by_kind_with_points_and_message(owner: User, planted: int) -> None:
+def test_it_lists_a_hands_findings_as_key_moments_with_points_and_message(owner: User, planted: int) -> None:
     card = findings_of_hand(page(logged_in(owner), planted), 1)
-    kinds = [card.index(f'class="finding-kind">{kind}') for kind in (SCORING_MISTAKE, MISSED_CANASTA,
-                                                                     DANGEROUS_DISCARD)]
-    assert kinds == sorted(kinds)  # in the engine's order of kinds
-    assert "200 points" in card and "30 points" in card and "100 points" in card
+    key = card[card.index('class="key-moments"'):]
+    assert "200 points" in key and "30 points" in key and "100 points" in key  # three: each a key moment
+    assert 'class="finding-group"' not in card
     assert "p1 could have laid 3h..9h as a clean canasta (200)" in card
     assert 'id="findings-hand-2"' not in page(logged_in(owner), planted)
+
+
+def test_past_three_the_rest_are_folded_by_kind_in_the_engines_order(owner_api: APIClient, owner: User, upload: Any) -> None:
+    more = [*PLANTED,
+            Finding(hand=1, ply=20, seat=1, side=1, kind=DANGEROUS_DISCARD, points=10, message="small one",
+                    witness=("p1 draw", "p1 discard 4c")),
+            Finding(hand=1, ply=24, seat=2, side=2, kind=MISSED_CANASTA, points=20, message="small two",
+                    witness=("p2 draw", "p2 discard 5c"))]
+    match_id = upload_one(upload, owner_api, record_text(hands=2, seed=92))
+    analysis_services.findings_store(match_id=match_id, findings=more)
+    card = findings_of_hand(page(logged_in(owner), match_id), 1)
+    key = card[card.index('class="key-moments"'):card.index("</ul>", card.index('class="key-moments"'))]
+    assert [p in key for p in ("200 points", "100 points", "30 points", "10 points", "20 points")] == [
+        True, True, True, False, False]
+    groups = [card.index(f'class="finding-kind">{kind}') for kind in (MISSED_CANASTA, DANGEROUS_DISCARD)]
+    assert groups == sorted(groups)  # in the engine's order of kinds, each folded (a <details> not open)
+    assert card.count('<details class="finding-group"') == 2 and " open" not in card
+    assert "small one" in card and "small two" in card
 
 
 def test_it_shows_the_witness_as_the_better_line(owner: User, planted: int) -> None:
@@ -78,17 +95,17 @@ def test_it_shows_the_witness_as_the_better_line(owner: User, planted: int) -> N
 
 def test_it_links_each_finding_to_its_ply(owner: User, planted: int) -> None:
     card = findings_of_hand(page(logged_in(owner), planted), 1)
-    assert f'href="/api/matches/{planted}/hands/1/states/12/"' in card
-    assert f'href="/api/matches/{planted}/hands/1/states/15/"' in card
+    assert f'href="/matches/{planted}/hands/1/replay/?ply=12"' in card
+    assert f'href="/matches/{planted}/hands/1/replay/?ply=15"' in card
     assert card.count('class="ply-link"') == 2  # a scoring mistake belongs to the hand, not a ply
 
 
 def test_its_links_keep_the_share_token(owner_api: APIClient, planted: int) -> None:
     token = owner_api.post(f"/api/matches/{planted}/share-link/").json()["share_token"]
     card = findings_of_hand(page(Client(), planted, share=token), 1)
-    assert f'href="/api/matches/{planted}/hands/1/states/12/?share={token}"' in card
+    assert f'href="/matches/{planted}/hands/1/replay/?ply=12&amp;share={token}"' in card
     assert f'name="share" value="{token}"' in page(Client(), planted, share=token)
-    assert owner_api.get(f"/api/matches/{planted}/hands/1/states/12/", {"share": token}).status_code in (200, 409)
+    assert Client().get(f"/matches/{planted}/hands/1/replay/", {"ply": 12, "share": token}).status_code == 200
 
 
 def test_it_shows_only_findings_worth_the_smallest_stake_asked_for(owner: User, planted: int) -> None:

@@ -54,9 +54,9 @@ def test_it_reanalyses_matches_of_an_older_analysis_and_leaves_current_ones_alon
     assert "queued 1" in out
     job = job_of(old, "analyze")
     assert (job.status, job.version, job.queue, job.attempts) == ("done", ANALYSIS_VERSION, "analysis", 2)
-    body = owner_api.get(f"/api/matches/{old}/findings/").json()
-    assert body["findings"] == [f.as_dict() for f in analyze(loads(old_text))]
-    assert body["analysis"] == {"status": "done", "version": ANALYSIS_VERSION}
+    body = owner_api.get(f"/api/matches/{old}/findings/?page_size=500").json()
+    assert body["results"] == [f.as_dict() for f in analyze(loads(old_text))]
+    assert body["analysis"] == {"status": "done", "version": ANALYSIS_VERSION, "partial": False, "unsearched": []}
     assert not Finding.objects.filter(version="0").exists()
     after = job_of(current, "analyze")
     assert (after.attempts, after.finished_at) == (before.attempts, before.finished_at)
@@ -101,7 +101,7 @@ def test_it_analyses_verified_matches_that_were_never_analysed(
     ).json()["id"]
     with django_capture_on_commit_callbacks(execute=True):
         assert "queued 1" in reanalyze()
-    assert owner_api.get(f"/api/matches/{match_id}/findings/").json()["findings"] == [
+    assert owner_api.get(f"/api/matches/{match_id}/findings/?page_size=500").json()["results"] == [
         f.as_dict() for f in analyze(loads(text))
     ]
     assert not Job.objects.filter(match_id=unverified, kind="analyze").exists()  # nothing to analyse yet

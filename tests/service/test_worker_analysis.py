@@ -56,8 +56,8 @@ def test_a_worker_verifies_then_analyses_an_upload(worker: Any, owner_api: APICl
     expected = cli_findings(path)
     assert expected, "the CLI finds the planted scoring mistakes"
     keys = ["hand", "ply", "seat", "side", "kind", "points", "message", "witness", "cause"]
-    body = owner_api.get(f"/api/matches/{match_id}/findings/").json()
-    assert [{k: f[k] for k in keys} for f in body["findings"]] == [{k: f[k] for k in keys} for f in expected]
+    body = owner_api.get(f"/api/matches/{match_id}/findings/?page_size=500").json()
+    assert [{k: f[k] for k in keys} for f in body["results"]] == [{k: f[k] for k in keys} for f in expected]
     assert all(f["file"] == str(path) for f in expected)
 
     status = owner_api.get("/api/status/").json()

@@ -109,8 +109,11 @@ function showFindings(findings) {
   });
 }
 
-function jumpFinding(direction) {
-  const plies = [...page.findingsByPly.keys()].sort((a, b) => a - b);
+/** To the next (previous) ply with a finding at least as grave as `least` (any finding when null). */
+function jumpFinding(direction, least = null) {
+  const rank = (severity) => config.severities.indexOf(severity);
+  const grave = (found) => least === null || found.some((f) => rank(f.severity) >= rank(least));
+  const plies = [...page.findingsByPly.entries()].filter(([, found]) => grave(found)).map(([ply]) => ply).sort((a, b) => a - b);
   const target = direction > 0 ? plies.find((p) => p > page.ply) : [...plies].reverse().find((p) => p < page.ply);
   if (target === undefined) return;
   page.selected = null;
@@ -172,6 +175,10 @@ const COMMANDS = {
   prev: () => go(page.ply - 1), next: () => go(page.ply + 1), first: () => go(0), last: () => go(page.states.length - 1),
   "prev-turn": () => turnStep(-1), "next-turn": () => turnStep(1),
   "next-finding": () => jumpFinding(1), "prev-finding": () => jumpFinding(-1),
+  // As lichess's b, m, i: the next (shifted: previous) blunder, mistake or worse, inaccuracy or worse.
+  "next-blunder": () => jumpFinding(1, "blunder"), "prev-blunder": () => jumpFinding(-1, "blunder"),
+  "next-mistake": () => jumpFinding(1, "mistake"), "prev-mistake": () => jumpFinding(-1, "mistake"),
+  "next-inaccuracy": () => jumpFinding(1, "inaccuracy"), "prev-inaccuracy": () => jumpFinding(-1, "inaccuracy"),
   play, flip, help: () => toggleHelp(), close: () => { toggleHelp(false); closeWitness(); },
 };
 

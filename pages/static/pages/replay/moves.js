@@ -3,7 +3,8 @@ import { escape } from "./cards.js";
 import { actionSeen } from "./timeline.js";
 
 export function findingLabel(finding) {
-  return `${finding.kind}${finding.points != null ? ` ${finding.points}` : ""}`;
+  const span = finding.turns > 1 ? ` over ${finding.turns} turns` : "";
+  return `${finding.severity ? `${finding.severity}: ` : ""}${finding.kind}${finding.points != null ? ` ${finding.points}` : ""}${span}`;
 }
 
 function moveText(info, view) {

@@ -12,14 +12,23 @@ export async function loadTimeline(url) {
   return response.json();
 }
 
+/** Every finding of the hand (the API pages them: every page is read) and how its analysis stands. */
 export async function loadFindings(url) {
+  const findings = [];
+  let analysis = null;
   try {
-    const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
-    if (!response.ok) return { findings: [], analysis: null };
-    return await response.json();
-  } catch (_) {
-    return { findings: [], analysis: null };
-  }
+    const first = new URL(url, window.location.href);
+    first.searchParams.set("page_size", "500");
+    for (let next = first.toString(); next; ) {
+      const response = await fetch(next, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      if (!response.ok) break;
+      const page = await response.json();
+      findings.push(...page.results);
+      analysis = page.analysis;
+      next = page.next;
+    }
+  } catch (_) { /* no findings to show: the replay works without them */ }
+  return { findings, analysis };
 }
 
 const DRAWS = new Set(["draw", "take"]);
