@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.db import models
 
 from buraco.analysis import Finding as EngineFinding
 from records.models import Match
+from records.text import json_safe
 
 
 class Finding(models.Model):
@@ -31,12 +33,21 @@ class Finding(models.Model):
     cause = models.TextField(null=True, blank=True)
     causes = models.JSONField(default=list, blank=True)
     version = models.CharField(max_length=20)
+    first_ply = models.PositiveIntegerField(null=True, blank=True)  # a run's first turn (a missed chance)
+    last_ply = models.PositiveIntegerField(null=True, blank=True)  # and its last
+    turns = models.PositiveIntegerField(default=1)
+    outcome = models.CharField(max_length=10, null=True, blank=True)  # buraco.analysis.OUTCOMES
+    severity = models.CharField(max_length=12, null=True, blank=True)  # buraco.analysis.SEVERITIES
+    # Whose it is, for the findings explorer's player filter: the lower-cased names of its
+    # seat's player (a side's players when it has no seat), each between newlines.
+    players = models.TextField(blank=True, default="")
 
     class Meta:
         ordering = ["match", "id"]
         indexes = [
             models.Index(fields=["match", "hand"], name="finding_match_hand"),
             models.Index(fields=["match", "kind"], name="finding_match_kind"),
+            models.Index(fields=["points"], name="finding_points"),
         ]
 
     def __str__(self) -> str:
@@ -44,12 +55,39 @@ class Finding(models.Model):
 
     def as_engine(self) -> EngineFinding:
         """The engine's frozen value for this row."""
-        return EngineFinding(
-            hand=self.hand, ply=self.ply, seat=self.seat, side=self.side, kind=self.kind, points=self.points,
-            message=self.message, witness=tuple(self.witness), cause=self.cause,
-            causes=tuple(tuple(c) for c in self.causes), version=self.version,
-        )
+        return EngineFinding.from_dict({name: getattr(self, name) for name in FINDING_FIELDS})
 
     def as_dict(self) -> dict[str, Any]:
         """The keys of ``buraco.analysis.Finding.as_dict()``."""
         return self.as_engine().as_dict()
+
+    @classmethod
+    def of(cls, match: Match, finding: EngineFinding) -> Finding:
+        """The unsaved row of an engine finding: a column per field of the engine's value."""
+        data = finding.as_dict()
+        return cls(match_id=match.pk, players=whose(match.players, match.sides, finding.seat, finding.side),
+                   **{name: json_safe(data[name]) for name in FINDING_FIELDS})
+
+
+def player_key(name: str) -> str:
+    """How ``Finding.players`` holds one name: ``players__contains=player_key(name)`` finds it.
+
+    >>> player_key("Ana")
+    '\\nana\\n'
+    """
+    return f"\n{json_safe(str(name)).lower()}\n"
+
+
+def whose(players: list[str], sides: list[list[int]] | None, seat: int | None, side: int) -> str:
+    """``Finding.players`` of a finding about ``seat`` (or, without one, about ``side``).
+
+    >>> whose(["Ana", "Bo", "Cy", "Di"], [[1, 3], [2, 4]], None, 2)
+    '\\nbo\\n\\ndi\\n'
+    """
+    seats = [seat] if seat is not None else list((sides or [])[side - 1]) if 0 < side <= len(sides or []) else []
+    return "".join(player_key(players[s - 1]) for s in seats if 0 < s <= len(players))
+
+
+# A finding's fields: the engine's dataclass says them once (buraco.analysis.Finding); this
+# model has a column for each, the serializer a field for each, the page's script reads them.
+FINDING_FIELDS: tuple[str, ...] = tuple(field.name for field in dataclasses.fields(EngineFinding))

@@ -1,4 +1,5 @@
-"""Reads: a match's findings (filtered), and a player's summary over the matches one may read."""
+"""Reads: a match's findings (filtered), the findings explorer over every match one may read,
+and a player's summary over them."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ from collections import Counter
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from buraco.analysis import KINDS, SCORING_MISTAKE
+from buraco.analysis import KINDS, SCORING_MISTAKE, SEVERITIES
 from buraco.analysis.slips import HAND_NOT_SCORABLE
 from records.models import Hand, Job, Match
 from records.selectors import visible_matches
 
-from .models import Finding
+from .filters import FindingFilter
+from .models import FINDING_FIELDS, Finding
 
 
 def worth(min_points: int) -> Q:
@@ -23,28 +25,88 @@ def worth(min_points: int) -> Q:
     return enough | Q(points__isnull=True) if min_points <= 0 else enough
 
 
+def at_least(severity: str) -> list[str]:
+    """The severities at least as grave as ``severity`` (buraco.analysis.SEVERITIES, mildest first)."""
+    return list(SEVERITIES[SEVERITIES.index(severity):])
+
+
 def findings_of(
-    *, match: Match, hand: int | None = None, kind: str | None = None, min_points: int = 0
+    *, match: Match, hand: int | None = None, kind: str | None = None, min_points: int = 0,
+    severity: str | None = None, outcome: str | None = None,
 ) -> QuerySet[Finding]:
-    """The match's stored findings in the engine's order (hand, ply, side, kind)."""
+    """The match's stored findings in the engine's order (hand, ply, side, kind): of one hand,
+    one kind, ``severity`` or graver, one ``outcome``, worth ``min_points`` or more."""
     findings = Finding.objects.filter(match=match).filter(worth(min_points))
     if hand is not None:
         findings = findings.filter(hand=hand)
     if kind:
         findings = findings.filter(kind=kind)
+    if severity:
+        findings = findings.filter(severity__in=at_least(severity))
+    if outcome:
+        findings = findings.filter(outcome=outcome)
     return findings.order_by("id")
 
 
-def findings_by_hand(*, match: Match, min_points: int = 0) -> dict[int, dict[str, list[Finding]]]:
-    """For the match page: each hand's findings grouped by kind, kinds in the engine's order."""
-    grouped: dict[int, dict[str, list[Finding]]] = {}
-    for finding in findings_of(match=match, min_points=min_points):
-        grouped.setdefault(finding.hand, {}).setdefault(finding.kind, []).append(finding)
+def explore_findings(
+    *, user: User | AnonymousUser, filters: FindingFilter | None = None, ordering: tuple[str, ...] = ("-points", "-id")
+) -> QuerySet[Finding]:
+    """Every finding of the analysed matches ``user`` may read, filtered by ``filters`` (a
+    bound, valid :class:`~analysis.filters.FindingFilter`), in ``ordering``, each with the
+    few match columns a row shows.
+
+    A game stored more than once (two players uploaded it: one ``Match.game_key``) is listed
+    once: from the first of its stored matches that the user may read and that is analysed.
+    """
+    readable = visible_matches(user=user)
+    analysed = Job.objects.filter(match=OuterRef("pk"), kind=Job.Kind.ANALYZE, status=Job.Status.DONE)
+    earlier_copy = readable.filter(
+        game_key=OuterRef("game_key"), pk__lt=OuterRef("pk"),
+        jobs__kind=Job.Kind.ANALYZE, jobs__status=Job.Status.DONE,
+    ).exclude(game_key="")
+    matches = readable.filter(Exists(analysed)).exclude(Exists(earlier_copy))
+    findings = Finding.objects.filter(match__in=matches.values("pk"))
+    if filters is not None:
+        findings = filters.filter_queryset(findings)
+    return (
+        findings.select_related("match")
+        .only(*FINDING_FIELDS, "match__id", "match__variant", "match__players", "match__created_at",
+              "match__played_on", "match__filename", "match__sides")
+        .order_by(*ordering)
+    )
+
+
+KEY_MOMENTS = 3  # per hand, on the match page: the findings with the most points at stake
+
+
+def findings_by_hand(
+    *, match: Match, min_points: int = 0, severity: str | None = None
+) -> dict[int, dict[str, Any]]:
+    """For the match page, per hand: ``count`` and ``all`` findings, the ``key`` moments (the KEY_MOMENTS findings
+    with the most points at stake, graver first on a tie, in play order) and the rest
+    ``groups``-ed by kind, kinds in the engine's order."""
+    per_hand: dict[int, list[Finding]] = {}
+    for finding in findings_of(match=match, min_points=min_points, severity=severity):
+        per_hand.setdefault(finding.hand, []).append(finding)
+    rank = {name: i for i, name in enumerate(SEVERITIES)}
     order = {kind: i for i, kind in enumerate(KINDS)}
-    return {
-        hand: dict(sorted(kinds.items(), key=lambda item: order.get(item[0], len(order))))
-        for hand, kinds in grouped.items()
-    }
+    shown: dict[int, dict[str, Any]] = {}
+    for hand, findings in per_hand.items():
+        weighed = sorted(
+            findings, key=lambda f: (-(f.points or 0), -rank.get(f.severity or "", -1), f.ply or 0, f.pk)
+        )
+        key = sorted(weighed[:KEY_MOMENTS], key=lambda f: (f.ply or 0, f.pk))
+        groups: dict[str, list[Finding]] = {}
+        for finding in findings:
+            if finding not in key:
+                groups.setdefault(finding.kind, []).append(finding)
+        shown[hand] = {
+            "count": len(findings),
+            "all": findings,
+            "key": key,
+            "groups": dict(sorted(groups.items(), key=lambda item: order.get(item[0], len(order)))),
+        }
+    return shown
 
 
 def seat_of(players: list[str], name: str) -> int | None:

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 
-from buraco.analysis import ANALYSIS_VERSION, analyze
+from buraco.analysis import ANALYSIS_VERSION, analyze_record
 from buraco.analysis import Finding as EngineFinding
 from records.jobs import job_claim, job_finish, jobs_requeue
 from records.models import Job, Match
 from records.reading import record_of
-from records.services import json_safe
 
 from .models import Finding
 
@@ -36,38 +36,30 @@ def match_analyze(*, match_id: int) -> str:
     """Analyse one stored match with the engine and store its findings. Idempotent."""
     if not job_claim(match_id=match_id, kind=Job.Kind.ANALYZE):
         return "skipped"
-    findings = analyze(record_of(match_id=match_id))
-    findings_store(match_id=match_id, findings=findings)
-    return "analysed"
+    analysis = analyze_record(
+        record_of(match_id=match_id),
+        hand_budget=settings.BURACO_ANALYSIS_HAND_SECONDS, match_budget=settings.BURACO_ANALYSIS_MATCH_SECONDS,
+    )
+    findings_store(match_id=match_id, findings=analysis.findings, unsearched=[u.as_dict() for u in analysis.unsearched])
+    return "partial" if analysis.partial else "analysed"
 
 
 @transaction.atomic
-def findings_store(*, match_id: int, findings: Sequence[EngineFinding]) -> None:
-    """Replace the match's findings with these, and mark its analysis job done.
+def findings_store(
+    *, match_id: int, findings: Sequence[EngineFinding], unsearched: Sequence[dict[str, Any]] = ()
+) -> None:
+    """Replace the match's findings with these, and mark its analysis job done, with the
+    decisions a CPU budget cut (``unsearched``: the analysis is then partial, and says so).
 
     The job's row is locked first, so that two runs of one job (a lease taken over)
     replace the findings one after the other instead of adding to each other's.
     """
     Job.objects.select_for_update().filter(match_id=match_id, kind=Job.Kind.ANALYZE).first()
     Finding.objects.filter(match_id=match_id).delete()
-    Finding.objects.bulk_create(
-        Finding(
-            match_id=match_id,
-            hand=finding.hand,
-            ply=finding.ply,
-            seat=finding.seat,
-            side=finding.side,
-            kind=finding.kind,
-            points=finding.points,
-            message=json_safe(finding.message),
-            witness=json_safe(list(finding.witness)),
-            cause=finding.cause,
-            causes=[list(c) for c in finding.causes],
-            version=finding.version,
-        )
-        for finding in findings
-    )
-    job_finish(match_id=match_id, kind=Job.Kind.ANALYZE, version=ANALYSIS_VERSION)
+    match = Match.objects.only("pk", "players", "sides").get(pk=match_id)
+    Finding.objects.bulk_create(Finding.of(match, finding) for finding in findings)
+    result = {"partial": bool(unsearched), "unsearched": list(unsearched)}
+    job_finish(match_id=match_id, kind=Job.Kind.ANALYZE, version=ANALYSIS_VERSION, result=result)
 
 
 def analyses_requeue_outdated(*, include_failed: bool = True) -> int:

@@ -20,7 +20,8 @@ def _schema_of(field: forms.Field) -> dict[str, Any]:
         return {"type": "integer", **{k: v for k, v in bounds.items() if v is not None}}
     if isinstance(field, forms.NullBooleanField | forms.BooleanField):
         return {"type": "boolean"}
-    schema: dict[str, Any] = {"type": "string", "minLength": 1}  # empty: leave the parameter out
+    # Empty: leave the parameter out; a NUL is refused by Django's form field (no text holds one).
+    schema: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": "^[^\\x00]*$"}
     longest = getattr(field, "max_length", None)
     if longest:
         schema["maxLength"] = longest

@@ -18,9 +18,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from analysis import selectors as analysis_selectors
+from analysis.api import replay_path, whose_names
+from analysis.filters import FINDING_EXPLORER_ORDERINGS, FindingFilter
+from analysis.players import FIGURES, PlayerFilters, chart_points, player_page
 from apikit.throttling import page_refusal
-from buraco.analysis import KINDS
-from buraco.rules import find_variant
+from buraco.analysis import KINDS, SEVERITIES
+from buraco.rules import VARIANTS, find_variant
 from records import permissions, selectors, services, throttling
 from records.filters import MatchFilter
 from records.models import Hand, Job, Match
@@ -35,6 +38,9 @@ class MinPointsForm(forms.Form):
     min_points = forms.IntegerField(
         required=False, min_value=0, max_value=2**31 - 1, label="show findings worth at least",
         widget=forms.NumberInput(attrs={"step": 10, "size": 5}),
+    )
+    severity = forms.ChoiceField(
+        required=False, label="as grave as", choices=[("", "any")] + [(name, name) for name in SEVERITIES],
     )
     share = forms.CharField(required=False, widget=forms.HiddenInput)
 
@@ -52,6 +58,55 @@ def match_list(request: HttpRequest) -> HttpResponse:
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "pages/match_list.html", {"form": form, "page": page, "query": query.urlencode()})
+
+
+EXPLORER_PAGE = 50
+
+
+def findings_explorer(request: HttpRequest) -> HttpResponse:
+    """Every finding of the analysed matches the viewer may read (GET /api/findings/'s rows)."""
+    filters = FindingFilter(request.GET or None)
+    valid = not filters.is_bound or filters.is_valid()
+    ordering = request.GET.get("ordering") or "-points"
+    if ordering not in FINDING_EXPLORER_ORDERINGS:
+        valid = False
+        filters.form.add_error(None, f"ordering: one of {', '.join(FINDING_EXPLORER_ORDERINGS)}")
+    findings = analysis_selectors.explore_findings(
+        user=request.user, filters=filters if filters.is_bound and valid else None,
+        ordering=FINDING_EXPLORER_ORDERINGS.get(ordering, FINDING_EXPLORER_ORDERINGS["-points"]),
+    ) if valid else analysis_selectors.explore_findings(user=request.user).none()
+    page = Paginator(findings, EXPLORER_PAGE).get_page(request.GET.get("page"))
+    for finding in page:
+        finding.names = whose_names(finding)  # type: ignore[attr-defined]
+        finding.replay_url = replay_path(finding)  # type: ignore[attr-defined]
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request, "pages/findings.html",
+        {"form": filters.form, "page": page, "query": query.urlencode(), "ordering": ordering,
+         "orderings": list(FINDING_EXPLORER_ORDERINGS)},
+        status=200 if valid else 400,
+    )
+
+
+class PlayerFilterForm(forms.Form):
+    variant = forms.ChoiceField(required=False, label="rule set", choices=[("", "any rule set")] + [(v, v) for v in VARIANTS])
+    date_from = forms.DateField(required=False, label="uploaded from", widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, label="uploaded to", widget=forms.DateInput(attrs={"type": "date"}))
+    opponent = forms.CharField(required=False, max_length=100, label="against")
+
+
+def player(request: HttpRequest, name: str) -> HttpResponse:
+    """A player across their analysed games (GET /api/players/{name}/'s figures), with a chart."""
+    form = PlayerFilterForm(request.GET or None)
+    if form.is_bound and not form.is_valid():
+        return render(request, "pages/player.html", {"name": name, "form": form, "figures": None}, status=400)
+    cleaned = {k: v for k, v in (form.cleaned_data if form.is_bound else {}).items() if v}
+    figures = player_page(user=request.user, name=name, filters=PlayerFilters(**cleaned)) if "\x00" not in name else None
+    if figures is None and not form.is_bound:
+        raise Http404(f"no analysed match of {name!r} that you may read")
+    charts = {figure: chart_points(figures["over_time"], figure) for figure in FIGURES} if figures else {}
+    return render(request, "pages/player.html", {"name": name, "form": form, "figures": figures, "charts": charts})
 
 
 @login_required
@@ -129,8 +184,11 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     if match is None:
         raise Http404("no such match, or not yours to read")
     stake = MinPointsForm(request.GET)
-    min_points = (stake.cleaned_data.get("min_points") or 0) if stake.is_valid() else 0
-    findings = analysis_selectors.findings_by_hand(match=match, min_points=min_points)
+    valid = stake.is_valid()
+    min_points = (stake.cleaned_data.get("min_points") or 0) if valid else 0
+    severity = (stake.cleaned_data.get("severity") or None) if valid else None
+    findings = analysis_selectors.findings_by_hand(match=match, min_points=min_points, severity=severity)
+    share_query = f"?{urlencode({'share': share})}" if share else ""
     hands = list(match.hands.all())
     names = side_names(match)
     source_lines = bytes(match.source).decode("utf-8", errors="replace").splitlines()
@@ -139,9 +197,13 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         line = error.get("line")
         hand.error_line = source_lines[line - 1] if line and 0 < line <= len(source_lines) else None  # type: ignore[attr-defined]
         hand.findings = findings.get(hand.number, {})  # type: ignore[attr-defined]
+        replay = reverse("hand-replay", args=[match.pk, hand.number])
+        for finding in hand.findings.get("all", []):  # type: ignore[attr-defined]
+            finding.replay_url = f"{replay}?{urlencode({'ply': finding.ply or 0, **({'share': share} if share else {})})}"
         hand.rows = score_rows(hand, names)  # type: ignore[attr-defined]
     manage = permissions.can_manage(request.user, match)
     through = selectors.totals_through_hand(hands=hands)
+    analysis = match.job(Job.Kind.ANALYZE)
     unscored = next((hand for hand in hands if hand.scores is None), None)
     return render(
         request,
@@ -159,10 +221,12 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "shared_with": list(match.shared_with.order_by("username").values_list("username", flat=True))
             if manage else [],
             "failure": selectors.match_failure(match=match),
-            "analysis": match.job(Job.Kind.ANALYZE),
+            "analysis": analysis,
+            "analysis_partial": ((analysis.result or {}).get("unsearched") or []) if analysis else [],
             "stake_form": stake,
             "min_points": min_points,
-            "share_query": f"?{urlencode({'share': share})}" if share else "",
+            "severity": severity,
+            "share_query": share_query,
             # From the match's URL alone: the page's own query (?min_points=, ?share=) is not repeated.
             "share_url": request.build_absolute_uri(
                 f"{reverse('match-detail', args=[match.pk])}?{urlencode({'share': match.share_token})}"
@@ -207,6 +271,7 @@ def hand_replay(request: HttpRequest, match_id: int, number: int) -> HttpRespons
         # the finding kinds (buraco.analysis.KINDS).
         "tags": list(TAGS),
         "kinds": list(KINDS),
+        "severities": list(SEVERITIES),  # mildest first
         "urls": {
             "page": request.path,
             "timeline": f"/api/matches/{match.pk}/hands/{number}/timeline/{share_query}",

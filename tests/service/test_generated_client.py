@@ -70,6 +70,7 @@ def test_a_generated_client_imports_and_runs_the_whole_flow(live_server: Any, tm
 
     from buraco_records_client import AuthenticatedClient, Client  # type: ignore[import-not-found]
     from buraco_records_client.api.auth import auth_signup_create, auth_token_create  # type: ignore[import-not-found]
+    from buraco_records_client.api.findings import findings_retrieve  # type: ignore[import-not-found]
     from buraco_records_client.api.matches import (  # type: ignore[import-not-found]
         matches_create,
         matches_findings_retrieve,
@@ -83,6 +84,7 @@ def test_a_generated_client_imports_and_runs_the_whole_flow(live_server: Any, tm
         matches_shared_with_create,
         matches_shared_with_destroy,
     )
+    from buraco_records_client.api.players import players_retrieve  # type: ignore[import-not-found]
     from buraco_records_client.models import (  # type: ignore[import-not-found]
         CommentInput,
         ShareWith,
@@ -112,7 +114,15 @@ def test_a_generated_client_imports_and_runs_the_whole_flow(live_server: Any, tm
     assert match.hands[0].scores is not None and match.totals == match.hands[0].scores
 
     findings = _ok(matches_findings_retrieve.sync_detailed(match_id, client=client), 200)
-    assert findings.analysis.status.value == "done" and any(f.kind == "scoring-mistake" for f in findings.findings)
+    assert findings.analysis.status.value == "done" and any(f.kind == "scoring-mistake" for f in findings.results)
+    from buraco_records_client.models import FindingsRetrieveKind, FindingsRetrieveOrdering
+
+    explored = _ok(findings_retrieve.sync_detailed(client=client, kind=FindingsRetrieveKind("scoring-mistake"),
+                                                   ordering=FindingsRetrieveOrdering("-points")), 200)
+    assert explored.count == sum(f.kind == "scoring-mistake" for f in findings.results) > 0
+    assert all(row.match == match_id and row.replay.startswith(f"/matches/{match_id}/") for row in explored.results)
+    player = _ok(players_retrieve.sync_detailed(str(loads(text).players[0]), client=client), 200)
+    assert player.matches == 1 and player.site.players == 2
     timeline = _ok(matches_hands_timeline_retrieve.sync_detailed(match_id, 1, client=client), 200)
     states = timeline.additional_properties.get("states") if hasattr(timeline, "additional_properties") else None
     assert states is None or len(states) == len(loads(text).hands[0].actions) + 1
