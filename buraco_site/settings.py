@@ -225,6 +225,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "apikit.schema.with_links_and_required_bodies",
+        "records.api.engine_schema.with_engine_components",
     ],
 }
 

@@ -5,11 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpResponse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import (
-    extend_schema,
-    inline_serializer,
-)
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +15,7 @@ from apikit.errors import ANY, RETRY_AFTER, StrictCharField, StrictIntegerField,
 from records import selectors, services, throttling
 
 from .access import SHARE_PARAMETER, hand_number, readable_match, stored_json
+from .engine_schema import ETAG, IF_NONE_MATCH, NOT_MODIFIED, STATE, TIMELINE, EngineErrorField, TimelineEntryField
 
 
 class HandTimelineApi(APIView):
@@ -30,8 +27,8 @@ class HandTimelineApi(APIView):
             "and `automatic` (the steps that followed it: `dead-to-stock`, `hand-ended`). "
             "States stop at the first illegal action, which `error` then describes."
         ),
-        parameters=[SHARE_PARAMETER],
-        responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404, 409)},
+        parameters=[SHARE_PARAMETER, IF_NONE_MATCH, ETAG],
+        responses={200: TIMELINE, 304: NOT_MODIFIED, **errors(*ANY, 404, 409)},
     )
     def get(self, request: Request, match_id: int, hand: int) -> HttpResponse:
         match = readable_match(request, match_id)
@@ -42,7 +39,7 @@ class HandTimelineApi(APIView):
 
 class HandStateApi(APIView):
     @extend_schema(summary="The table after a number of actions (one timeline entry)", parameters=[SHARE_PARAMETER],
-                   responses={200: OpenApiTypes.OBJECT, **errors(*ANY, 404, 409)})
+                   responses={200: STATE, **errors(*ANY, 404, 409)})
     def get(self, request: Request, match_id: int, hand: int, ply: int) -> HttpResponse:
         match = readable_match(request, match_id)
         plies = selectors.hand_plies(match=match, number=hand_number(match, hand))
@@ -82,12 +79,8 @@ TRY_RESPONSE = inline_serializer(
                 "TriedAction",
                 {
                     "action": serializers.CharField(),
-                    "entry": serializers.DictField(
-                        required=False, help_text="the table after it, as a timeline entry"
-                    ),
-                    "error": serializers.DictField(
-                        required=False, help_text="why it cannot be played (the line stops there)"
-                    ),
+                    "entry": TimelineEntryField(required=False, help_text="the table after it, as a timeline entry"),
+                    "error": EngineErrorField(required=False, help_text="why it cannot be played (the line stops there)"),
                 },
             )
         ),

@@ -124,10 +124,17 @@ def test_a_generated_client_imports_and_runs_the_whole_flow(live_server: Any, tm
     player = _ok(players_retrieve.sync_detailed(str(loads(text).players[0]), client=client), 200)
     assert player.matches == 1 and player.site.players == 2
     timeline = _ok(matches_hands_timeline_retrieve.sync_detailed(match_id, 1, client=client), 200)
-    states = timeline.additional_properties.get("states") if hasattr(timeline, "additional_properties") else None
-    assert states is None or len(states) == len(loads(text).hands[0].actions) + 1
+    # Typed, from the engine's schema (buraco.schema): entries, their operations by kind, the error.
+    assert len(timeline.states) == len(loads(text).hands[0].actions) + 1 and timeline.error is None
+    assert timeline.states[0].action is None and timeline.states[0].ply == 0
+    first = timeline.states[1]
+    assert type(first.operation).__name__ == "OperationDrew" and first.operation.seat == 1 and first.action == "p1 draw"
+    assert first.step == "play" and isinstance(first.hands.additional_properties["1"], list)
     tried = _ok(matches_hands_try_create.sync_detailed(match_id, 1, client=client, body=TryInput(ply=0, actions=["p1 draw"])), 200)
     assert tried.complete and len(tried.results) == 1  # sent once, answered once
+    assert tried.results[0].entry.ply == 1 and type(tried.results[0].entry.operation).__name__ == "OperationDrew"
+    refused = _ok(matches_hands_try_create.sync_detailed(match_id, 1, client=client, body=TryInput(ply=0, actions=["p2 draw"])), 200)
+    assert not refused.complete and refused.results[0].error.kind == "illegal" and refused.results[0].error.message
 
     review = _ok(matches_reviews_create.sync_detailed(match_id, client=client), 201)
     comment = _ok(matches_reviews_comments_create.sync_detailed(
