@@ -142,6 +142,20 @@ def hand_timeline(*, match: Match, number: int) -> timelines.Timeline:
     return timelines.hand_timeline(match=match, number=number)
 
 
+def readable_timeline(
+    *, user: User | AnonymousUser, match_id: int, number: int, share: str | None
+) -> tuple[Match, timelines.Timeline] | None:
+    """The thin read path: hand ``number``'s stored timeline if this reader may read the match
+    (``permissions.can_read``), from one query (``timelines.stored_timeline_row``); None when it
+    is not to be had that way (no such hand row, or not theirs to read): the full path
+    (:func:`match_for_reader`, :func:`hand_timeline`) then gives the answer and its reason."""
+    found = timelines.stored_timeline_row(match_id=match_id, number=number)
+    if found is None or not permissions.can_read(user, found[0], share):
+        return None  # checked before anything is replayed
+    match, row = found
+    return match, timelines.timeline_of_row(match_id, number, row)
+
+
 def hand_plies(*, match: Match, number: int) -> int:
     """How many actions hand ``number`` records (as stored at upload)."""
     actions = Hand.objects.filter(match=match, number=number).values_list("actions", flat=True).first()

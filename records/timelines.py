@@ -21,6 +21,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import connection
+
 from apikit.errors import Conflict
 from buraco.errors import BuracoError
 from buraco.replay import iter_timeline
@@ -102,11 +104,53 @@ def hand_timeline(*, match: Match, number: int) -> Timeline:
 
     A record the engine cannot read at all raises :class:`ReplayConflict`.
     """
-    row = Hand.objects.filter(match=match, number=number).values("pk", "timeline", "timeline_index").first()
+    # No ordering: Hand's default (by match, then number) would join the match to sort one row.
+    row = Hand.objects.filter(match_id=match.pk, number=number).order_by().values(
+        "pk", "timeline", "timeline_index").first()
+    return timeline_of_row(match.pk, number, dict(row) if row else None)
+
+
+# What the read path needs of a match to check who may read it and to name the answer's
+# version, read with the hand's stored timeline in one query (stored_timeline).
+READ_COLUMNS = ("owner_id", "visibility", "share_token", "sha256", "hand_count")
+
+
+def stored_timeline_row(*, match_id: int, number: int) -> tuple[Match, dict[str, Any]] | None:
+    """The hand's stored timeline row and the few columns of its match that say who may read
+    it, in one query (the thin read path); None when there is no such hand row (no such
+    match, no such hand, or a record whose hands were never stored: the full path answers).
+    Check who may read it before :func:`timeline_of_row`, which may replay the hand.
+
+    The match comes unsaved, with only :data:`READ_COLUMNS` and its id: enough for
+    ``records.permissions.can_read``, not to be saved.
+    """
+    # SQL written once, not built per request by the ORM: the read path's largest cost was
+    # composing this one query.
+    with connection.cursor() as cursor:
+        cursor.execute(_READ_SQL, [match_id, number])
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    pk, gzipped, index, *columns = found
+    if isinstance(index, str):
+        index = json.loads(index)
+    return Match(pk=match_id, **dict(zip(READ_COLUMNS, columns))), {
+        "pk": pk, "timeline": gzipped, "timeline_index": index}
+
+
+_READ_SQL = (
+    "SELECT h.id, h.timeline, h.timeline_index, " + ", ".join(f"m.{name}" for name in READ_COLUMNS)
+    + f" FROM {Hand._meta.db_table} h JOIN {Match._meta.db_table} m ON m.id = h.match_id"
+    " WHERE h.match_id = %s AND h.number = %s"
+)
+
+
+def timeline_of_row(match_id: int, number: int, row: dict[str, Any] | None) -> Timeline:
+    """The Timeline of a stored hand row (made, and stored, first when this engine has none)."""
     index = row["timeline_index"] if row else None
     gzipped = row["timeline"] if row else None
     if not index or index.get("engine") != ENGINE_VERSION or gzipped is None:
-        gzipped, index = timeline_build(match_id=match.pk, number=number)
+        gzipped, index = timeline_build(match_id=match_id, number=number)
         if row is not None:  # (no row: a stored record its hands were never read from)
             # Filling a cache, not changing what is stored: two first reads at once write the same.
             Hand.objects.filter(pk=row["pk"]).update(timeline=gzipped, timeline_index=index)

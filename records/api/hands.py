@@ -31,8 +31,14 @@ class HandTimelineApi(APIView):
         responses={200: TIMELINE, 304: NOT_MODIFIED, **errors(*ANY, 404, 409)},
     )
     def get(self, request: Request, match_id: int, hand: int) -> HttpResponse:
-        match = readable_match(request, match_id)
-        timeline = selectors.hand_timeline(match=match, number=hand_number(match, hand))
+        # The thin path: one query for the stored bytes and who may read them; the full path
+        # only for what it cannot answer (a 404 and its reason, a record never stored by hand).
+        found = selectors.readable_timeline(user=request.user, match_id=match_id, number=hand,
+                                            share=request.query_params.get("share"))
+        if found is None:
+            match = readable_match(request, match_id)
+            found = match, selectors.hand_timeline(match=match, number=hand_number(match, hand))
+        match, timeline = found
         # The stored answer as it is: no replay, no JSON encoding (records/timelines.py).
         return stored_json(request, timeline.gzipped, etag=f'"{match.sha256[:24]}-{services.ENGINE_VERSION}-{hand}"')
 

@@ -105,3 +105,20 @@ def test_the_canonical_brn_is_made_once_and_then_sent_as_stored(owner_api: APICl
 def test_lists_do_not_load_the_stored_bytes(owner_api: APIClient, played: tuple[int, str]) -> None:
     match = Match.objects.with_status().get(pk=played[0])
     assert {"source", "canonical_brn"} <= match.get_deferred_fields()
+
+
+def test_a_reader_who_may_not_read_the_match_makes_no_timeline_and_gets_404(
+    owner_api: APIClient, stranger_api: APIClient, anonymous_api: APIClient, played: tuple[int, str]
+) -> None:
+    """The thin read path checks who may read before anything is replayed or stored."""
+    match_id, text = played
+    assert Hand.objects.filter(match_id=match_id, number=1).values_list("timeline", flat=True).get() is None
+    for client in (stranger_api, anonymous_api):
+        response = client.get(timeline_url(match_id))
+        assert response.status_code == 404 and "states" not in response.json()
+        assert client.get(timeline_url(match_id), {"share": "not-the-token"}).status_code == 404
+    assert Hand.objects.filter(match_id=match_id, number=1).values_list("timeline", flat=True).get() is None
+    token = owner_api.post(f"/api/matches/{match_id}/share-link/").json()["share_token"]
+    opened = anonymous_api.get(timeline_url(match_id), {"share": token})
+    assert opened.status_code == 200 and len(opened.json()["states"]) == len(timeline(loads(text), 0))
+    assert stranger_api.get(timeline_url(match_id, hand=99)).status_code == 404
