@@ -262,6 +262,9 @@ BURACO_EMBEDDED_JOBS = os.environ.get("EMBEDDED_JOBS", "thread")
 if BURACO_EMBEDDED_JOBS not in ("thread", "inline"):
     raise ImproperlyConfigured(f"EMBEDDED_JOBS is 'thread' or 'inline', not {BURACO_EMBEDDED_JOBS!r}")
 BURACO_JOB_LEASE_SECONDS = int(os.environ.get("JOB_LEASE_SECONDS", "300"))  # above every task's time limit
+# A batch's quick jobs (verify) go this many to a message: a message cost a worker 2.6 ms, a
+# 5-hand verify about 10 (docs/benchmarks.md, "Service ingest").
+BURACO_JOB_CHUNK = int(os.environ.get("JOB_CHUNK", "20"))
 BURACO_OUTBOX_GRACE_SECONDS = int(os.environ.get("OUTBOX_GRACE_SECONDS", "30"))
 BURACO_REDELIVER_SECONDS = int(os.environ.get("REDELIVER_SECONDS", "1800"))
 BURACO_SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", "60"))

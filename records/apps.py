@@ -7,7 +7,8 @@ class RecordsConfig(AppConfig):
     verbose_name = "Match records"
 
     def ready(self) -> None:
-        from . import jobs, tasks
+        from . import jobs, services, tasks
         from .models import Job
 
-        jobs.register_kind(Job.Kind.VERIFY, tasks.verify_match)
+        jobs.register_kind(Job.Kind.VERIFY, tasks.verify_match,
+                           chunk_work=lambda match_id: services.match_verify(match_id=match_id))

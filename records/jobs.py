@@ -5,6 +5,8 @@ The queue knows no kind of job by name: each app registers its kinds with their 
 (:func:`register_kind`, from its ``AppConfig.ready()``), and every job task runs its service
 through :func:`run_job` with :data:`JOB_TASK_OPTIONS`. Whether jobs go to a broker or run in
 this process (the embedded default) is one setting, ``BURACO_JOBS``, read by :func:`embedded`.
+A kind registered with its service (``chunk_work``: verify) sends a batch's jobs
+``BURACO_JOB_CHUNK`` to a message (:func:`run_chunk`), each still claimed on its own.
 
 The Job table is also the outbox. A job's message is sent after the transaction that
 queued it commits (:func:`jobs_send`); ``sent_at`` records that the broker took it. What
@@ -23,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import datetime as dt
+import functools
 import logging
 import os
 import socket
@@ -45,12 +48,18 @@ logger = logging.getLogger(__name__)
 
 # Every kind of job and the Celery task that runs it, in the order the apps registered them.
 _TASKS: dict[str, Any] = {}
+# The kinds whose jobs may go several to a message (:func:`run_chunk`): their service, by id.
+_CHUNK_WORK: dict[str, Callable[[int], str]] = {}
 
 
-def register_kind(kind: str, task: Any) -> None:
+def register_kind(kind: str, task: Any, *, chunk_work: Callable[[int], str] | None = None) -> None:
     """``task`` (a Celery task taking a match id) runs the jobs of ``kind``. Called by the app
-    that owns the kind, from its ``AppConfig.ready()``."""
+    that owns the kind, from its ``AppConfig.ready()``. With ``chunk_work`` (the service the
+    task runs, taking a match id), a batch's jobs of this kind go ``BURACO_JOB_CHUNK`` to a
+    message (quick jobs: a message costs a worker more than a verify of a short match)."""
     _TASKS[kind] = task
+    if chunk_work is not None:
+        _CHUNK_WORK[kind] = chunk_work
 
 
 def kinds() -> tuple[str, ...]:
@@ -142,7 +151,7 @@ def embedded() -> bool:
     return bool(settings.BURACO_JOBS == "embedded")
 
 
-def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str) -> int:
+def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str, one_by_one: bool = False) -> int:
     """Send the jobs' messages to ``queue``; called after the transaction that queued them
     commits. Returns how many were sent: a message the broker does not take is logged and
     left in the outbox (``sent_at`` stays null) for :func:`jobs_sweep`; it never fails the
@@ -158,16 +167,53 @@ def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str) -> int:
         return len(match_ids)
     task = job_task(kind)
     sent: list[int] = []
+    size = settings.BURACO_JOB_CHUNK if kind in _CHUNK_WORK and len(match_ids) > 1 and not one_by_one else 1
     try:
-        for match_id in match_ids:
+        for start in range(0, len(match_ids), size):
+            ids = list(match_ids[start:start + size])
             # ("inline": Celery's eager mode runs the task here, before it counts as sent.)
-            task.apply_async(args=(match_id,), queue=queue)
-            sent.append(match_id)
+            if len(ids) == 1:
+                task.apply_async(args=(ids[0],), queue=queue)
+            else:
+                _chunk_task().apply_async(args=(kind, ids), queue=queue)
+            sent.extend(ids)
     except Exception as error:  # noqa: BLE001 - whatever the broker says, the jobs wait in the outbox
         logger.warning("the broker refused %s %s jobs (%s: %s); the sweep sends them later",
                        len(match_ids) - len(sent), kind, type(error).__name__, error)
     _mark_sent(sent, kind)
     return len(sent)
+
+
+def _chunk_task() -> Any:
+    from .tasks import run_chunk  # the task module imports this one
+
+    return run_chunk
+
+
+def run_chunk(*, kind: str, match_ids: Sequence[int], task_id: str = "", last_try: bool = False,
+              seconds: float | None = None) -> list[str]:
+    """Run several jobs of one kind from one message, each as its own task would
+    (:func:`run_job`: claimed one by one, a redelivered chunk skips those done). Past
+    ``seconds`` (half the task's soft time limit) the rest go back one message each, so that
+    one slow match cannot hold the others past the limit."""
+    work = _CHUNK_WORK[kind]
+    limit = JOB_TASK_OPTIONS["soft_time_limit"] / 2 if seconds is None else seconds
+    started = time.monotonic()
+    results = []
+    for index, match_id in enumerate(match_ids):
+        if index and time.monotonic() - started > limit:
+            rest = list(match_ids[index:])
+            logger.info("a chunk of %s %s jobs ran %.0f s; %s go back one by one", len(match_ids), kind,
+                        time.monotonic() - started, len(rest))
+            jobs_send(match_ids=rest, kind=kind, queue=_queue_of(rest[0], kind), one_by_one=True)
+            break
+        results.append(run_job(kind=kind, match_id=match_id, work=functools.partial(work, match_id),
+                               last_try=last_try, task_id=task_id))
+    return results
+
+
+def _queue_of(match_id: int, kind: str) -> str:
+    return str(Job.objects.filter(match_id=match_id, kind=kind).values_list("queue", flat=True).first() or "bulk")
 
 
 def _mark_sent(match_ids: Sequence[int], kind: str) -> None:

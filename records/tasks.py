@@ -29,6 +29,13 @@ def verify_match(self, match_id: int) -> str:  # type: ignore[no-untyped-def]
     )
 
 
+@shared_task(**JOB_TASK_OPTIONS)
+def run_chunk(self, kind: str, match_ids: list[int]) -> list[str]:  # type: ignore[no-untyped-def]
+    """Several jobs of one kind from one message (a batch's verifies: records.jobs.run_chunk)."""
+    return jobs.run_chunk(kind=kind, match_ids=match_ids, task_id=self.request.id or "",
+                          last_try=self.request.retries >= self.max_retries)
+
+
 @shared_task(ignore_result=True)
 def sweep_jobs() -> int:
     """Send again the jobs no worker would run otherwise (:func:`records.jobs.jobs_sweep`)."""

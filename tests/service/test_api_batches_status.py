@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 import buraco
 from records import services
 from records.models import Job, Match
-from records.tasks import verify_match
+from records.tasks import run_chunk, verify_match
 
 from .conftest import record_text, zip_of
 from .helpers import (
@@ -180,6 +180,8 @@ def test_it_sends_a_users_own_upload_ahead_of_bulk_work(
 ) -> None:
     sent: list[tuple[int, str]] = []
     monkeypatch.setattr(verify_match, "apply_async", lambda args, queue: sent.append((args[0], queue)))
+    # A batch's verifies go several to a message (records.jobs.run_chunk): each id, in order.
+    monkeypatch.setattr(run_chunk, "apply_async", lambda args, queue: sent.extend((i, queue) for i in args[1]))
 
     one = upload(owner_api, ("own.brn", record_text(hands=1, seed=330))).json()
     many = upload(owner_api, ("a.brn", record_text(hands=1, seed=331)), ("b.brn", record_text(hands=1, seed=332))).json()
