@@ -132,6 +132,7 @@ def test_the_page_shows_the_figures_a_chart_and_the_matches_and_names_link_to_it
     assert '/findings/?player=Ana' in html
     assert 'href="/players/Ana/"' in page.get(f"/matches/{games['one']}/").content.decode()
     assert 'href="/players/Ana/"' in page.get("/").content.decode()
+    assert 'href="/players/Ana/"' in page.get(f"/matches/{games['one']}/hands/1/replay/").content.decode()
     assert page.get("/players/nobody/").status_code == 404
     assert page.get("/players/ana/", {"variant": "chess"}).status_code == 400
     # A name holding a slash or a space still links to its own page.
