@@ -62,6 +62,16 @@ def register_kind(kind: str, task: Any, *, chunk_work: Callable[[int], str] | No
         _CHUNK_WORK[kind] = chunk_work
 
 
+_CHUNK_TASK: list[Any] | None = None  # the Celery task of run_chunk (records.tasks), once registered
+
+
+def register_chunk_task(task: Any) -> None:
+    """``task`` (a Celery task taking a kind and match ids) runs :func:`run_chunk`; records'
+    ``AppConfig.ready()`` registers it, as the kinds' tasks are (the task module imports this one)."""
+    global _CHUNK_TASK
+    _CHUNK_TASK = [task]
+
+
 def kinds() -> tuple[str, ...]:
     """Every registered kind of job."""
     return tuple(_TASKS)
@@ -185,9 +195,9 @@ def jobs_send(*, match_ids: Sequence[int], kind: str, queue: str, one_by_one: bo
 
 
 def _chunk_task() -> Any:
-    from .tasks import run_chunk  # the task module imports this one
-
-    return run_chunk
+    if _CHUNK_TASK is None:
+        raise ValueError("no task runs chunks of jobs: records registers it (records.jobs.register_chunk_task)")
+    return _CHUNK_TASK[0]
 
 
 def run_chunk(*, kind: str, match_ids: Sequence[int], task_id: str = "", last_try: bool = False,
