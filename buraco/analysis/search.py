@@ -529,11 +529,13 @@ class _Walk:
             bare = list(self.hand)
             for w in WILD_CODES:
                 bare[w] = 0
+        by_suit: list[list[tuple[int, Shape, int]]] = [[], [], [], []]  # the side's runs, in table order
+        side = self.side
+        for i, m in enumerate(self.melds):
+            if m.side == side and m.shape.is_run:
+                by_suit[m.shape.suit].append((i, m.shape, m.founding))
         for suit in range(4):
-            runs = tuple(
-                (i, m.shape, m.founding) for i, m in enumerate(self.melds)
-                if m.side == self.side and m.shape.is_run and m.shape.suit == suit
-            )
+            runs = tuple(by_suit[suit])
             if suits[suit] < 6 and not any(self.could_grow_to_canasta(self.melds[i], suits, ranks, wilds) for i, _, _ in runs):
                 continue
             gain = self._suit_gain(suit, runs, self.hand)
