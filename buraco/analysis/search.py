@@ -66,7 +66,7 @@ from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
-from .proposals import RUN_CODES, SET_CODES, LayOff, LayOffTable, NewMeld, Proposals
+from .proposals import RUN_CODES, SET_CODES, LayOff, LayOffTable, MeldTable, NewMeld, Proposals
 
 BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
 
@@ -416,12 +416,22 @@ class _Walk:
             longest = min(longest, self.variant.set_max)
         return longest >= 7
 
-    def kind_bound(self, meld: MeldState) -> int:
+    def kind_bound(self, meld: MeldState, projections: dict[int, tuple[int, ...]] | None = None) -> int:
         """A bound on the canasta bonus ``meld`` can hold after any plays of this turn
-        with the cards in hand (see :func:`meld_bonus_bound`), remembered per projection."""
+        with the cards in hand (see :func:`meld_bonus_bound`), remembered per projection.
+        ``projections``: the hand's projections already read for this hand (by suit of a
+        run, 4 + rank of a set), filled as they are read."""
         shape = meld.shape
-        codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
-        key = (shape, meld.founding, tuple([self.hand[c] for c in codes]))
+        if projections is None:
+            codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
+            projection = tuple([self.hand[c] for c in codes])
+        else:
+            slot = shape.suit if shape.is_run else 4 + shape.rank
+            projection = projections.get(slot)  # type: ignore[assignment]
+            if projection is None:
+                codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
+                projection = projections[slot] = tuple([self.hand[c] for c in codes])
+        key = (shape, meld.founding, projection)
         bounds = self.context._kind_bounds
         found = bounds.get(key)
         if found is None:
@@ -434,7 +444,7 @@ class _Walk:
         perhaps a wild)."""
         if self.size < 7:
             return 0
-        suits, ranks, wilds = counts or self.counts()
+        suits, ranks, wilds = counts or (self._suits, self._ranks, self._wilds)
         groups: list[tuple[int, int]] = []
         bounds = self.context._new_bounds
         hand = self.hand
@@ -463,13 +473,21 @@ class _Walk:
         played: each meld of the side at its own bound, plus new canastas at theirs. Sound
         because each bound assumes every card of the hand available to it, and cards one
         play spends are not available to another."""
-        counts = self.counts()
-        suits, ranks, wilds = counts
+        suits, ranks, wilds = counts = (self._suits, self._ranks, self._wilds)  # read, not changed
         total = 0
+        side = self.side
+        set_max = self.variant.set_max
+        projections: dict[int, tuple[int, ...]] = {}
         for meld in self.melds:
-            if meld.side == self.side:
-                if self.could_grow_to_canasta(meld, suits, ranks, wilds):
-                    total += self.kind_bound(meld)
+            if meld.side != side:
+                continue
+            # could_grow_to_canasta, inline
+            shape = meld.shape
+            longest = len(shape.cards) + (suits[shape.suit] if shape.is_run else ranks[shape.rank]) + (1 if wilds and shape.wild_index < 0 else 0)
+            if not shape.is_run and set_max is not None:
+                longest = min(longest, set_max)
+            if longest >= 7:
+                total += self.kind_bound(meld, projections)
         return total + self.new_bound(counts)
 
     def suit_bound(self, suit: int) -> int:
@@ -503,7 +521,7 @@ class _Walk:
         one card cannot go to two runs, nor one wild to two parts. Remembered per suit by
         the suit's runs and the hand's cards of that suit and wilds: a play on another suit
         leaves it as it is."""
-        suits, ranks, wilds = self.counts()
+        suits, ranks, wilds = self._suits, self._ranks, self._wilds  # read, not changed
         total = self.bonus
         increases: list[int] = []
         bare: list[int] | None = None
@@ -511,11 +529,13 @@ class _Walk:
             bare = list(self.hand)
             for w in WILD_CODES:
                 bare[w] = 0
+        by_suit: list[list[tuple[int, Shape, int]]] = [[], [], [], []]  # the side's runs, in table order
+        side = self.side
+        for i, m in enumerate(self.melds):
+            if m.side == side and m.shape.is_run:
+                by_suit[m.shape.suit].append((i, m.shape, m.founding))
         for suit in range(4):
-            runs = tuple(
-                (i, m.shape, m.founding) for i, m in enumerate(self.melds)
-                if m.side == self.side and m.shape.is_run and m.shape.suit == suit
-            )
+            runs = tuple(by_suit[suit])
             if suits[suit] < 6 and not any(self.could_grow_to_canasta(self.melds[i], suits, ranks, wilds) for i, _, _ in runs):
                 continue
             gain = self._suit_gain(suit, runs, self.hand)
@@ -998,6 +1018,7 @@ class _ExitSearch:
         self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
         self.prepared = False
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
+        self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
 
     def prepare(self) -> None:
         """What the margin bound needs, worked out once an exit is found (most searches
@@ -1042,7 +1063,7 @@ class _ExitSearch:
         walk = self.walk
         variant = walk.variant
         need = canasta_bonus(CLEAN, variant) if variant.out_needs_clean else canasta_bonus(DIRTY, variant)
-        counts = walk.counts()
+        counts = (walk._suits, walk._ranks, walk._wilds)  # read, not changed
         for meld in walk.melds:
             if meld.side != walk.side or (variant.lay_off_anyone and meld.owner != walk.seat):
                 continue
@@ -1089,25 +1110,42 @@ class _ExitSearch:
                 suits[SUIT_OF[kept]] -= 1
                 ranks[RANK_OF[kept]] -= 1
         relevant: list[tuple[object, ...]] = []
-        lone: list[tuple[object, ...]] = []
+        lone: list[tuple[str, tuple[object, ...]]] = []  # (its repr, what the meld is worth)
         closed = [0] * len(walk.start.base.sides)
         qualified = False
         hand = walk.hand
+        held = tuple([hand[w] > 0 for w in WILD_CODES]) if wilds else None
+        closed_of = self._closed
         for index, meld in enumerate(walk.melds):
             shape = meld.shape
             if suits[shape.suit] if shape.is_run else ranks[shape.rank]:
                 relevant.append((index, shape, meld.founding))
                 continue
-            kind = canasta_kind(shape, variant, meld.founding)
-            counts = self.counts_for_going_out(meld, kind)
-            if wilds and shape.wild_index < 0:
-                after = self.lone_wild_kinds(meld, tuple([hand[w] > 0 for w in WILD_CODES]))
-                if any(after):
-                    lone.append((meld.side, meld.owner, kind or "", counts, after))
-                    continue
-            closed[meld.side] += canasta_bonus(kind, variant)
-            qualified = qualified or counts
-        return (tuple(hand), kept, walk.met, tuple(relevant), tuple(sorted(lone, key=repr)), tuple(closed), qualified)
+            # What a meld no card in hand can change is worth: a function of the meld and
+            # of the wild kinds held (when any wild is), remembered by the meld object (kept
+            # alive by the entry, so its id is not reused) and the wilds held.
+            entry = closed_of.get(id(meld))
+            if entry is None or entry[0] is not meld:
+                entry = closed_of[id(meld)] = (meld, {})
+            found = entry[1].get(held)
+            if found is None:
+                kind = canasta_kind(shape, variant, meld.founding)
+                counts = self.counts_for_going_out(meld, kind)
+                if held is not None and shape.wild_index < 0:
+                    after = self.lone_wild_kinds(meld, held)
+                    if any(after):
+                        worth = (meld.side, meld.owner, kind or "", counts, after)
+                        found = (True, worth, repr(worth), 0, False)
+                if found is None:
+                    found = (False, None, "", canasta_bonus(kind, variant), counts)
+                entry[1][held] = found
+            if found[0]:
+                lone.append((found[2], found[1]))  # type: ignore[arg-type]
+                continue
+            closed[meld.side] += found[3]
+            qualified = qualified or found[4]
+        lone.sort(key=lambda pair: pair[0])  # by repr, as sorted(..., key=repr)
+        return (tuple(hand), kept, walk.met, tuple(relevant), tuple(w for _, w in lone), tuple(closed), qualified)
 
     def run(self) -> None:
         self.visit(-1)
@@ -1150,6 +1188,8 @@ class _ExitSearch:
         if best is None:
             return False
         self.prepare()
+        if self.beaten(self.cap, kept, best):
+            return True  # beaten at the bound from the search's start: at any lower bound too
         walk = self.walk
         counted = min(self.cap, walk.bonus_bound())
         return self.beaten(counted, kept, best) or self.beaten(min(counted, walk.split_bound()), kept, best)
@@ -1227,37 +1267,80 @@ class _ExitSearch:
     def most_constrained(self, kept: int) -> tuple[int, list[tuple[str, int, LayOff | NewMeld]]]:
         """The card still to place with the fewest melds and lay-offs holding it, and those
         plays (none: no meld or lay-off can hold it, now or later in the turn: a card that
-        fits only a meld laid this turn fits that meld's cards from the hand now)."""
+        fits only a meld laid this turn fits that meld's cards from the hand now).
+
+        The plays are counted card by card (a count stops once it cannot be the fewest)
+        and listed for the card chosen only, in the generator's order: new melds (as
+        :meth:`Proposals.melds_with` finds them), then lay-offs meld by meld."""
         walk = self.walk
         hand = walk.hand
         proposals = walk.proposals
-        extendable = [(i, m) for i, m in enumerate(walk.melds) if walk.may_extend(m)]
+        # The melds a card may be laid off on: every one for a wild, else the runs of its
+        # suit and the sets of its rank, in table order.
+        everyone: list[int] = []
+        groups: dict[tuple[bool, int], list[int]] = {}
+        for i, m in enumerate(walk.melds):
+            if walk.may_extend(m):
+                everyone.append(i)
+                shape = m.shape
+                groups.setdefault((True, shape.suit) if shape.is_run else (False, shape.rank), []).append(i)
+        melds = walk.melds
         tables: dict[int, LayOffTable] = {}
-        best_card, best_plays = -1, None
+        runs: list[MeldTable | None] = [None] * 4
+        sets: list[MeldTable | None] = [None] * 14
+        with_sets = walk.variant.sets
+
+        def new_melds(card: int) -> list[NewMeld]:
+            found: list[NewMeld] = []
+            if IS_WILD_KIND[card]:
+                suits: Sequence[int] = range(4)
+                ranks: Sequence[int] = [r for r in (1, *range(3, 14)) if any(hand[(r - 1) * 4 + s] for s in range(4))] if with_sets else ()
+            else:
+                suits = (SUIT_OF[card],)
+                ranks = (RANK_OF[card],) if with_sets and RANK_OF[card] != 2 else ()
+            for suit in suits:
+                table = runs[suit]
+                if table is None:
+                    table = runs[suit] = proposals.run_melds(suit, hand)
+                found.extend(table.with_card.get(card, ()))
+            for rank in ranks:
+                table = sets[rank]
+                if table is None:
+                    table = sets[rank] = proposals.set_melds(rank, hand)
+                found.extend(table.with_card.get(card, ()))
+            return found
+
+        def fitting(card: int) -> list[int]:
+            if IS_WILD_KIND[card]:
+                return everyone
+            return sorted(groups.get((True, SUIT_OF[card]), []) + groups.get((False, RANK_OF[card]), []))
+
+        def lay_offs(index: int, card: int) -> tuple[LayOff, ...]:
+            table = tables.get(index)
+            if table is None:
+                table = tables[index] = proposals.lay_offs(melds[index].shape, hand)
+            return table.with_card.get(card, ())
+
+        best_card, fewest = -1, -1
         for card in range(CARD_KINDS):
             if hand[card] - (1 if card == kept else 0) <= 0:
                 continue
-            plays: list[tuple[str, int, LayOff | NewMeld]] = [("meld", -1, p) for p in proposals.melds_with(hand, card)]
-            if best_plays is not None and len(plays) >= len(best_plays):
+            count = len(new_melds(card))
+            if fewest >= 0 and count >= fewest:
                 continue
-            wild = IS_WILD_KIND[card]
-            for index, meld in extendable:
-                shape = meld.shape
-                if not wild and (SUIT_OF[card] != shape.suit if shape.is_run else RANK_OF[card] != shape.rank):
-                    continue
-                table = tables.get(index)
-                if table is None:
-                    table = tables[index] = proposals.lay_offs(shape, hand)
-                for lay_off in table.with_card.get(card, ()):
-                    plays.append(("add", index, lay_off))
-                if best_plays is not None and len(plays) >= len(best_plays):
+            for index in fitting(card):
+                count += len(lay_offs(index, card))
+                if fewest >= 0 and count >= fewest:
                     break
-            if best_plays is None or len(plays) < len(best_plays):
-                best_card, best_plays = card, plays
-                if not plays:
+            if fewest < 0 or count < fewest:
+                best_card, fewest = card, count
+                if not count:
                     break
-        if not best_plays:
+        if fewest <= 0:
             return best_card, []
+        best_plays: list[tuple[str, int, LayOff | NewMeld]] = [("meld", -1, p) for p in new_melds(best_card)]
+        for index in fitting(best_card):
+            best_plays.extend(("add", index, p) for p in lay_offs(index, best_card))
         return best_card, sorted(best_plays, key=self.gain, reverse=True)  # stable: generator order among equals
 
     def gain(self, entry: tuple[str, int, LayOff | NewMeld]) -> int:
