@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from buraco.errors import BuracoError, IllegalActionError, NotationError
@@ -12,13 +12,14 @@ from buraco.notation import dumps, loads
 from buraco.replay import verify
 from buraco.selfplay import play_match
 
-from .records import VARIANT_PLAYERS, selfplay_text
+from .records import EVERY_PAIR, per_pair, selfplay_text
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = per_pair(30)
 
 
+@EVERY_PAIR
 @SETTINGS
-@given(case=st.sampled_from(VARIANT_PLAYERS), seed=st.integers(0, 10_000))
+@given(seed=st.integers(0, 10_000))
 def test_it_verifies_every_self_play_match(case: tuple[str, int], seed: int) -> None:
     variant, players = case
     record = play_match(variant, players=players, hands=2, seed=seed)
@@ -28,8 +29,9 @@ def test_it_verifies_every_self_play_match(case: tuple[str, int], seed: int) -> 
     assert all(hand.finished for hand in report.hands)
 
 
+@EVERY_PAIR
 @SETTINGS
-@given(case=st.sampled_from(VARIANT_PLAYERS), seed=st.integers(0, 10_000))
+@given(seed=st.integers(0, 10_000))
 def test_it_finds_every_planted_scoring_mistake(case: tuple[str, int], seed: int) -> None:
     variant, players = case
     record = play_match(variant, players=players, hands=2, seed=seed, mistakes=1.0)
@@ -42,8 +44,9 @@ def test_it_finds_every_planted_scoring_mistake(case: tuple[str, int], seed: int
         assert any(m["field"] == "scores" and m["side"] == side for m in hand_report.mismatches)
 
 
+@EVERY_PAIR
 @SETTINGS
-@given(case=st.sampled_from(VARIANT_PLAYERS), seed=st.integers(0, 10_000))
+@given(seed=st.integers(0, 10_000))
 def test_it_round_trips_on_the_reloaded_object(case: tuple[str, int], seed: int) -> None:
     variant, players = case
     reloaded = loads(dumps(play_match(variant, players=players, hands=1, seed=seed)))
@@ -80,8 +83,9 @@ def _mutate(text: str, rng: random.Random) -> str:
     return "\n".join(lines)
 
 
-@settings(max_examples=300, deadline=None)
-@given(case=st.sampled_from(VARIANT_PLAYERS), seed=st.integers(0, 2**32 - 1))
+@EVERY_PAIR
+@per_pair(300)
+@given(seed=st.integers(0, 2**32 - 1))
 def test_it_never_crashes_on_a_mutated_record(case: tuple[str, int], seed: int) -> None:
     variant, players = case
     text = _mutate(selfplay_text(variant, players, 1, 3), random.Random(seed))

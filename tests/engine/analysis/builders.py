@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from buraco.actions import DEAD, DISCARD, DRAW, TAKE, parse_action
-from buraco.analysis import Finding, analyze
+from buraco.analysis import DANGEROUS_DISCARD, Finding, analyze
 from buraco.analysis.search import side_bonus
 from buraco.analysis.witness import before_witness, replay_witness, witness_start
 from buraco.cards import CARD_TEXT, Card
@@ -80,7 +80,10 @@ def played_bonus(record: Record, finding: Finding) -> int:
 def check_witness_knowledge(record: Record, finding: Finding) -> None:
     """A witness starts with the turn's draw step and then spends only what the player
     held after it: the card actually drawn (never another card of the stock), or the
-    pile's cards taken; no dead pile, no second draw, no card entering the hand."""
+    pile's cards taken; no second draw, no card entering the hand. A dead pile only where
+    the player did pick it up: a dangerous discard's witness is the turn as played up to
+    another discard, so where that turn picked up a dead pile directly, at that point, the
+    witness does too, and the player knows those cards (exactly that pile) from there."""
     state = before_witness(record, finding)
     seat = finding.seat
     assert seat is not None
@@ -88,9 +91,13 @@ def check_witness_knowledge(record: Record, finding: Finding) -> None:
     assert witness and witness[0].verb in (DRAW, TAKE), finding
     assert witness[0].seat == seat
     assert all(a.seat == seat for a in witness), finding
-    assert not any(a.verb == DEAD for a in witness), finding
     assert not any(a.verb in (DRAW, TAKE) for a in witness[1:]), finding
-    played = record.hands[finding.hand - 1].parsed[witness_start(record, finding) - 1]
+    turn_played = record.hands[finding.hand - 1].parsed[witness_start(record, finding) - 1:]
+    for offset, action in enumerate(witness):
+        if action.verb == DEAD:
+            assert finding.kind == DANGEROUS_DISCARD, finding
+            assert (turn_played[offset].seat, turn_played[offset].verb) == (seat, DEAD), finding
+    played = turn_played[0]
     before = list(state.hands[seat])
     pile = list(state.discard_pile)
     state.apply(witness[0])
@@ -109,6 +116,12 @@ def check_witness_knowledge(record: Record, finding: Finding) -> None:
         assert before == known, "a take brings exactly the pile's cards taken"
     for action in witness[1:]:
         hand_before = list(state.hands[seat])
+        if action.verb == DEAD:
+            pile = state.dead[0]  # the next dead pile in deal order, the one the player took
+            state.apply(action)
+            gained = [after - was for after, was in zip(state.hands[seat], hand_before)]
+            assert gained == [pile.count(c) for c in range(len(gained))], "the dead pile the player picked up"
+            continue
         state.apply(action)
         assert all(after <= was for after, was in zip(state.hands[seat], hand_before)), (
             f"{action.text}: a card entered the hand after the draw step"

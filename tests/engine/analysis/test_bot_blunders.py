@@ -5,10 +5,11 @@ claims."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from buraco.actions import DRAW, TAKE
@@ -21,10 +22,10 @@ from buraco.scoring import score_hand
 from buraco.selfplay import SKIP_CANASTA, SKIP_GOING_OUT, play_match
 from buraco.state import OUT, HandState
 
-from ..records import VARIANT_PLAYERS
+from ..records import EVERY_PAIR, per_pair
 from .builders import played_bonus
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = per_pair(25)
 
 
 @dataclass(frozen=True)
@@ -119,21 +120,21 @@ def blundered(blunder: str, case: tuple[str, int], seed: int, hands: int) -> tup
     return record, control, planted
 
 
-CASES = st.sampled_from(VARIANT_PLAYERS)
-SEEDS = st.integers(0, 100_000)
+SEEDS = st.integers(1, 100_000)  # from 1: brasil-2's seed-0 hand takes 12 s of analysis
 HANDS = st.integers(1, 2)
 
 
+@EVERY_PAIR
 @SETTINGS
-@given(case=CASES, seed=SEEDS, hands=HANDS)
+@given(seed=SEEDS, hands=HANDS)
 def test_a_skipped_canasta_is_found_at_that_turn(case: tuple[str, int], seed: int, hands: int) -> None:
     made = blundered(SKIP_CANASTA, case, seed, hands)
-    if made is None:
-        return
+    # Counted, not silent: hypothesis fails a pair where no drawn seed gives a blunder.
+    assume(made is not None)  # no turn of the match allowed it (rare: the bots make canastas and go out)
+    assert made is not None
     record, control, planted = made
     analysis = analyze_record(record)
-    if unsearched_turn(analysis.unsearched, planted):
-        return  # said, not hidden: the turn was too large to search
+    assume(not unsearched_turn(analysis.unsearched, planted))  # said, not hidden: the turn was too large to search
     end = state_after(record, planted.hand, planted.ply)
     side = end.side_of[planted.seat]
     end_bonus = side_bonus(end, side)
@@ -175,19 +176,32 @@ def test_a_skipped_canasta_is_found_at_that_turn(case: tuple[str, int], seed: in
         assert other.points == finding.points - gain
 
 
+@EVERY_PAIR
 @SETTINGS
-@given(case=CASES, seed=SEEDS, hands=HANDS)
-# brasil: laying the Tc on another player's meld would complete their canasta; the best way
-# out lays it on the bot's own (the search once stopped at the first way with its own bonus).
-@example(case=("brasil", 3), seed=60451, hands=1)
+@given(seed=SEEDS, hands=HANDS)
 def test_a_skipped_going_out_is_found_at_that_turn(case: tuple[str, int], seed: int, hands: int) -> None:
+    check_skipped_going_out(case, seed, hands)
+
+
+def test_a_skipped_going_out_is_found_where_another_players_meld_would_take_the_card() -> None:
+    """brasil: laying the Tc on another player's meld would complete their canasta; the best way
+    out lays it on the bot's own (the search once stopped at the first way with its own bonus)."""
+    check_skipped_going_out(("brasil", 3), 60451, 1, require=_must)
+
+
+def _must(condition: bool) -> None:
+    assert condition
+
+
+def check_skipped_going_out(
+    case: tuple[str, int], seed: int, hands: int, require: Callable[[bool], object] = assume
+) -> None:
     made = blundered(SKIP_GOING_OUT, case, seed, hands)
-    if made is None:
-        return
+    require(made is not None)  # counted, as for the skipped canasta
+    assert made is not None
     record, control, planted = made
     analysis = analyze_record(record)
-    if unsearched_turn(analysis.unsearched, planted):
-        return
+    require(not unsearched_turn(analysis.unsearched, planted))
     final = replay_hand(record, planted.hand - 1)
     assert final.is_over  # self-play hands finish
     side = final.side_of[planted.seat]
@@ -224,8 +238,9 @@ def test_an_unknown_blunder_is_refused() -> None:
         play_match("cerrado", seed=1, blunder="skip-discard")
 
 
-@settings(max_examples=10, deadline=None)
-@given(case=CASES, seed=SEEDS, blunder=st.sampled_from([SKIP_CANASTA, SKIP_GOING_OUT]))
+@EVERY_PAIR
+@per_pair(10)
+@given(seed=SEEDS, blunder=st.sampled_from([SKIP_CANASTA, SKIP_GOING_OUT]))
 def test_a_blunder_is_deterministic_by_seed(case: tuple[str, int], seed: int, blunder: str) -> None:
     variant, players = case
     first = play_match(variant, players=players, hands=2, seed=seed, blunder=blunder, mistakes=0.5)

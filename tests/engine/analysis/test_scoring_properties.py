@@ -7,7 +7,7 @@ import random
 from collections import Counter
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from buraco.analysis.slips import SLIPS, UNEXPLAINED, cause_text, scoring_findings, side_slips
@@ -15,13 +15,14 @@ from buraco.notation import Result, dumps, loads
 from buraco.replay import replay_hand, verify
 from buraco.selfplay import play_match
 
-from ..records import VARIANT_PLAYERS
+from ..records import EVERY_PAIR, per_pair
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = per_pair(40)
 
 
+@EVERY_PAIR
 @SETTINGS
-@given(case=st.sampled_from(VARIANT_PLAYERS), seed=st.integers(0, 100_000))
+@given(seed=st.integers(0, 100_000))
 def test_a_planted_slip_is_found_with_its_cause(case: tuple[str, int], seed: int) -> None:
     variant, players = case
     record = loads(dumps(play_match(variant, players=players, hands=2, seed=seed, mistakes=1.0)))
@@ -42,8 +43,9 @@ def test_a_planted_slip_is_found_with_its_cause(case: tuple[str, int], seed: int
         assert others == []  # one side's claim was changed: no other side is reported
 
 
+@EVERY_PAIR
 @SETTINGS
-@given(case=st.sampled_from(VARIANT_PLAYERS), seed=st.integers(0, 100_000), count=st.integers(1, 3))
+@given(seed=st.integers(0, 100_000), count=st.integers(1, 3))
 def test_planted_slips_are_explained_by_no_more_slips(case: tuple[str, int], seed: int, count: int) -> None:
     """Plant ``count`` slips on one side (as the table allows them); the analysis
     explains the difference with at most that many, and names exactly the planted
@@ -85,8 +87,9 @@ def test_planted_slips_are_explained_by_no_more_slips(case: tuple[str, int], see
     assert finding.cause == cause_text(finding.causes)
 
 
+@EVERY_PAIR
 @SETTINGS
-@given(case=st.sampled_from(VARIANT_PLAYERS), seed=st.integers(0, 100_000))
+@given(seed=st.integers(0, 100_000))
 def test_right_claims_give_no_scoring_mistake(case: tuple[str, int], seed: int) -> None:
     variant, players = case
     record = play_match(variant, players=players, hands=2, seed=seed)
