@@ -663,10 +663,6 @@ def canasta_bonus(kind: str | None, variant: Variant) -> int:
     return variant.bonus_clean
 
 
-def suit_name(suit: int) -> str:
-    return SUIT_NAMES[suit] if 0 <= suit < 4 else ""
-
-
 __all__ = [
     "ACE_TO_ACE", "ACE_TO_KING", "AddResult", "CANASTA_KINDS", "CLEAN", "CardToken", "DIRTY", "END_HIGH",
     "END_LOW", "END_NONE", "IS_WILD_KIND", "NO_PLACE", "Shape", "SUIT_LETTERS", "canasta_bonus", "canasta_kind",

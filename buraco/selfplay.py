@@ -187,7 +187,7 @@ class Bot:
         if left >= 2 or left == 0:
             return True
         side = state.side_of[seat]
-        return state._may_go_out(seat, shape, target) or state._may_pick_dead(side, direct=False)
+        return state.may_go_out(seat, shape, target) or state.may_pick_dead(side, direct=False)
 
     def _play_using(self, card: Card) -> Action | None:
         """The smallest meld holding the card taken from the pile, else the smallest lay-off."""

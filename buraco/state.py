@@ -288,9 +288,6 @@ class HandState:
     def side_melds(self, side: int) -> list[TableMeld]:
         return [m for m in self.melds if m.side == side]
 
-    def _name(self, seat: int) -> str:
-        return f"p{seat}"
-
     def _expect(self, seat: int, steps: tuple[str, ...], doing: str) -> None:
         if seat == self.turn and self.step in steps:
             return
@@ -539,12 +536,12 @@ class HandState:
         """A meld or lay-off that plays the last card: going out or a direct pick-up."""
         variant = self.variant
         side = self.side_of[seat]
-        if self._may_go_out(seat, shape, target):
+        if self.may_go_out(seat, shape, target):
             if not variant.out_by_meld:
                 raise IllegalActionError(f"in {variant.id} a player goes out by discarding: p{seat} cannot meld the last card")
             self._check_obligation_met(seat, shape, target, laid)
             return
-        if self._may_pick_dead(side, direct=True):
+        if self.may_pick_dead(side, direct=True):
             return
         raise IllegalActionError(f"p{seat} cannot play the last card: {self._why_no_empty(seat, shape, target, direct=True)}")
 
@@ -563,12 +560,23 @@ class HandState:
         )
 
     def _after_emptying_meld(self, seat: int) -> None:
-        if self._may_go_out(seat, None, None) and self.variant.out_by_meld:
+        if self.may_go_out(seat, None, None) and self.variant.out_by_meld:
             self._end(OUT, seat)
         else:
             self.step = DEAD_DIRECT_STEP
 
-    def _may_go_out(self, seat: int, shape: Shape | None, target: TableMeld | None) -> bool:
+    def may_go_out(self, seat: int, shape: Shape | None = None, target: TableMeld | None = None) -> bool:
+        """Could ``seat`` go out now (the hand emptied), with ``target`` given ``shape``
+        (a lay-off) or ``shape`` newly melded (``target`` None) counted as played?
+        Going out needs a canasta of the side (a clean one where the rule set asks), and
+        the side's dead pile taken where ``out_needs_dead``.
+
+        >>> from buraco.selfplay import play_match
+        >>> from buraco.replay import deal_hand
+        >>> state = deal_hand(play_match("cerrado", players=2, hands=1, seed=3), 0)
+        >>> state.may_go_out(1)  # no canasta yet
+        False
+        """
         variant = self.variant
         side = self.side_of[seat]
         if variant.out_needs_dead and not self.dead_taken[side] and self.dead:
@@ -584,7 +592,16 @@ class HandState:
             return kind is not None and (kind != "dirty" or not variant.out_needs_clean)
         return False
 
-    def _may_pick_dead(self, side: int, direct: bool) -> bool:
+    def may_pick_dead(self, side: int, direct: bool) -> bool:
+        """May ``side`` still pick up a dead pile on emptying the hand: ``direct`` by the
+        meld or lay-off playing its last card, else by discarding it?
+
+        >>> from buraco.selfplay import play_match
+        >>> from buraco.replay import deal_hand
+        >>> state = deal_hand(play_match("cerrado", players=2, hands=1, seed=3), 0)
+        >>> state.may_pick_dead(0, direct=False), state.may_pick_dead(0, direct=True) == state.variant.direct_dead
+        (True, True)
+        """
         variant = self.variant
         if not self.dead or self.dead_taken[side]:
             return False
@@ -597,7 +614,7 @@ class HandState:
             return f"in {variant.id} the dead pile cannot be picked up by melding the last card"
         need = "a clean canasta" if variant.out_needs_clean else "a canasta"
         whose = "their own" if variant.lay_off_anyone else f"p{seat}'s side"
-        if not self._may_go_out(seat, shape, target):
+        if not self.may_go_out(seat, shape, target):
             return f"going out needs {need} of {whose}, and there is none"
         return "the hand may not be left empty"
 
@@ -646,7 +663,7 @@ class HandState:
             )
         if self.hand_sizes[seat] == 1:
             side = self.side_of[seat]
-            if not self._may_go_out(seat, None, None) and not self._may_pick_dead(side, direct=False):
+            if not self.may_go_out(seat, None, None) and not self.may_pick_dead(side, direct=False):
                 raise IllegalActionError(f"p{seat} cannot discard the last card: {self._why_no_empty(seat, None, None, direct=False)}")
 
     def can_discard(self, seat: int, card: Card) -> bool:
@@ -659,7 +676,7 @@ class HandState:
         self.discard_pile.append(card)
         operation = self._log(Discarded(seat, card))
         if self.hand_sizes[seat] == 0:
-            if self._may_go_out(seat, None, None):
+            if self.may_go_out(seat, None, None):
                 self._end(OUT, seat)
             else:
                 self.step = DEAD_INDIRECT_STEP
@@ -698,11 +715,6 @@ class HandState:
         """The player to draw faces an empty stock and does not take: the hand ends."""
         if self.step == DRAW_STEP and self.stock_count == 0:
             self._end(STOCK, 0)
-
-    @property
-    def awaits_stock_end(self) -> bool:
-        """The hand may end here: the stock is empty and the pile is not taken."""
-        return self.step == DRAW_STEP and self.stock_count == 0
 
     def _end(self, how: str, seat: int) -> None:
         self.step = OVER
