@@ -602,6 +602,70 @@ def _wild_spot(
     return named or default
 
 
+class WildMove(NamedTuple):
+    """A wild of a run that changed place in a lay-off: ``source`` and ``target`` are the
+    places, as the card standing there would be; a 2 back in its own place has ``target``
+    equal to ``card`` (it is natural there now), a natural 2 turned wild ``source`` equal to it.
+
+    >>> WildMove(Card.parse("2c"), Card.parse("6h"), Card.parse("8h")).to_json()
+    {'card': '2c', 'from': '6h', 'to': '8h'}
+    """
+
+    card: Card
+    source: Card
+    target: Card
+
+    def to_json(self) -> dict[str, str]:
+        return {"card": CARD_TEXT[self.card], "from": CARD_TEXT[self.source], "to": CARD_TEXT[self.target]}
+
+
+def wild_moves(old: Shape, new: Shape) -> tuple[WildMove, ...]:
+    """The wilds that changed place when ``old`` became ``new`` by a lay-off (runs only).
+
+    >>> from buraco.cards import parse_cards
+    >>> old = Shape(True, 2, 0, 5, tuple(parse_cards("5h 2c 7h")), 1)
+    >>> new = Shape(True, 2, 0, 5, tuple(parse_cards("5h 6h 7h 2c")), 3)
+    >>> [move.to_json() for move in wild_moves(old, new)]
+    [{'card': '2c', 'from': '6h', 'to': '8h'}]
+    """
+    if not old.is_run or not new.is_run:
+        return ()
+    moves = []
+    old_wild, new_wild = old.wild, new.wild
+    if old_wild is not None:
+        source = card_of(old.low + old.wild_index, old.suit)
+        target = card_of(new.low + new.wild_index, new.suit) if new_wild == old_wild else old_wild
+        if target != source:
+            moves.append(WildMove(old_wild, source, target))
+    if new_wild is not None and new_wild != old_wild and new_wild in old.cards:
+        # a card that sat on the table as a natural 2 before
+        moves.append(WildMove(new_wild, new_wild, card_of(new.low + new.wild_index, new.suit)))
+    return tuple(moves)
+
+
+def laid_in_order(cards: Sequence[Card], laid: Sequence[Card]) -> tuple[Card, ...]:
+    """The ``laid`` cards in the order they have in the meld's ``cards`` after the lay-off
+    (of cards alike, the last ones: those the meld did not hold before).
+
+    >>> from buraco.cards import parse_cards
+    >>> [CARD_TEXT[c] for c in laid_in_order(parse_cards("4h 5h 6h 7h 8h"), parse_cards("8h 4h"))]
+    ['4h', '8h']
+    """
+    if len(laid) == 1:
+        return (laid[0],)
+    left: dict[Card, int] = {}
+    for card in laid:
+        left[card] = left.get(card, 0) + 1
+    found = []
+    for card in reversed(cards):
+        count = left.get(card)
+        if count:
+            found.append(card)
+            left[card] = count - 1
+    found.reverse()
+    return tuple(found)
+
+
 def moved_founding(founding: int, result: AddResult) -> int:
     """A run's "came from the meld action" marks (a bit per position) after a lay-off:
     the table wild carries its mark to its new place (``fechado-stbl``'s A..K laid in
@@ -666,5 +730,5 @@ def canasta_bonus(kind: str | None, variant: Variant) -> int:
 __all__ = [
     "ACE_TO_ACE", "ACE_TO_KING", "AddResult", "CANASTA_KINDS", "CLEAN", "CardToken", "DIRTY", "END_HIGH",
     "END_LOW", "END_NONE", "IS_WILD_KIND", "NO_PLACE", "Shape", "SUIT_LETTERS", "canasta_bonus", "canasta_kind",
-    "layout_tokens", "meld_layouts", "moved_founding", "resolve_add", "resolve_meld",
+    "WildMove", "laid_in_order", "layout_tokens", "meld_layouts", "moved_founding", "resolve_add", "resolve_meld", "wild_moves",
 ]

@@ -12,7 +12,9 @@ hold identical cards, and counting is all the rules ever need.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, NamedTuple, TypeVar
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Final, NamedTuple, TypeVar
 
 from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
 from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of, deck_counts, sort_key
@@ -22,10 +24,13 @@ from .melds import (
     AddResult,
     CardToken,
     Shape,
+    WildMove,
     canasta_kind,
+    laid_in_order,
     moved_founding,
     resolve_add,
     resolve_meld,
+    wild_moves,
 )
 from .moves import WILD_CODES, plays_using
 from .rules import Variant
@@ -40,51 +45,145 @@ OUT: Final = "out"
 STOCK: Final = "stock"
 
 
-class Drew(NamedTuple):
+class OperationKind(StrEnum):
+    """What an operation did, as the timeline JSON names it (``kind``)."""
+
+    DREW = "drew"
+    TOOK = "took"
+    MELDED = "melded"
+    LAID_OFF = "laid-off"
+    PICKED_DEAD = "picked-dead"
+    DISCARDED = "discarded"
+    DEAD_TO_STOCK = "dead-to-stock"
+    HAND_ENDED = "hand-ended"
+
+
+def _texts(cards: Iterable[Card]) -> list[str]:
+    return [CARD_TEXT[c] for c in cards]
+
+
+@dataclass(frozen=True, slots=True)
+class Drew:
+    """A card drawn from the stock.
+
+    >>> Drew(1, Card.parse("9h")).to_json()
+    {'kind': 'drew', 'seat': 1, 'card': '9h'}
+    """
+
+    kind: ClassVar[OperationKind] = OperationKind.DREW
     seat: int
     card: Card
 
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "seat": self.seat, "card": CARD_TEXT[self.card]}
 
-class Took(NamedTuple):
+
+@dataclass(frozen=True, slots=True)
+class Took:
+    """Cards taken from the discard pile, deepest first."""
+
+    kind: ClassVar[OperationKind] = OperationKind.TOOK
     seat: int
     cards: tuple[Card, ...]
 
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "seat": self.seat, "cards": _texts(self.cards)}
 
-class Melded(NamedTuple):
+
+@dataclass(frozen=True, slots=True)
+class Melded:
+    """A new meld, number ``number`` (``m1`` is the hand's first), laid out as ``shape``."""
+
+    kind: ClassVar[OperationKind] = OperationKind.MELDED
     seat: int
     number: int
     shape: Shape
 
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "seat": self.seat, "meld": f"m{self.number}", "cards": _texts(self.shape.cards)}
 
-class LaidOff(NamedTuple):
+
+@dataclass(frozen=True, slots=True)
+class LaidOff:
+    """Cards laid off on meld ``number``: ``shape`` is the meld after, ``cards`` the cards
+    laid (in the meld's new order), ``wild_moved`` each wild that changed place.
+
+    >>> from buraco.melds import WildMove
+    >>> shape = Shape(True, 2, 0, 5, tuple(Card.parse(c) for c in "5h 6h 2c 8h".split()), 2)
+    >>> LaidOff(1, 1, shape, (Card.parse("8h"),), (WildMove(Card.parse("2c"), Card.parse("8h"), Card.parse("7h")),)).to_json()
+    {'kind': 'laid-off', 'seat': 1, 'meld': 'm1', 'cards': ['8h'], 'wild_moved': [{'card': '2c', 'from': '8h', 'to': '7h'}]}
+    """
+
+    kind: ClassVar[OperationKind] = OperationKind.LAID_OFF
     seat: int
     number: int
     shape: Shape
+    cards: tuple[Card, ...] = ()
+    wild_moved: tuple[WildMove, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value, "seat": self.seat, "meld": f"m{self.number}", "cards": _texts(self.cards),
+            "wild_moved": [move.to_json() for move in self.wild_moved],
+        }
 
 
-class PickedDead(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class PickedDead:
+    """Dead pile number ``pile`` (from 1) picked up."""
+
+    kind: ClassVar[OperationKind] = OperationKind.PICKED_DEAD
     seat: int
     pile: int
     cards: tuple[Card, ...]
 
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "seat": self.seat, "pile": self.pile, "count": len(self.cards),
+                "cards": _texts(self.cards)}
 
-class Discarded(NamedTuple):
+
+@dataclass(frozen=True, slots=True)
+class Discarded:
+    """A card discarded, ending the turn (or emptying the hand).
+
+    >>> Discarded(2, Card.parse("7h")).to_json()
+    {'kind': 'discarded', 'seat': 2, 'card': '7h'}
+    """
+
+    kind: ClassVar[OperationKind] = OperationKind.DISCARDED
     seat: int
     card: Card
 
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "seat": self.seat, "card": CARD_TEXT[self.card]}
 
-class DeadToStock(NamedTuple):
+
+@dataclass(frozen=True, slots=True)
+class DeadToStock:
     """Automatic: the stock ran out and the untaken dead piles became the stock."""
 
+    kind: ClassVar[OperationKind] = OperationKind.DEAD_TO_STOCK
     piles: int
     cards: tuple[Card, ...]  # top card first
 
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "seat": None, "piles": self.piles, "count": len(self.cards)}
 
-class HandEnded(NamedTuple):
-    """Automatic: the hand is over, by a player going out (``seat``) or by the stock (seat 0)."""
 
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    """Automatic: the hand is over, by a player going out (``seat``) or by the stock (seat 0).
+
+    >>> HandEnded(STOCK, 0).to_json()
+    {'kind': 'hand-ended', 'seat': None, 'how': 'stock'}
+    """
+
+    kind: ClassVar[OperationKind] = OperationKind.HAND_ENDED
     how: str
     seat: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "seat": self.seat or None, "how": self.how}
 
 
 Operation = Drew | Took | Melded | LaidOff | PickedDead | Discarded | DeadToStock | HandEnded
@@ -497,8 +596,11 @@ class HandState:
         obligation = self.obligation
         if obligation is not None and self.add_meets_obligation(obligation, target, result.shape, laid):
             self.obligation = None
-        target.shape = result.shape
-        operation = self._log(LaidOff(seat, number, result.shape))
+        old = target.shape
+        new = result.shape
+        moved = wild_moves(old, new) if old.is_run and (old.wild_index >= 0 or new.wild_index >= 0) else ()
+        target.shape = new
+        operation = self._log(LaidOff(seat, number, new, laid_in_order(new.cards, laid), moved))
         if self.hand_sizes[seat] == 0:
             self._after_emptying_meld(seat)
         return operation
@@ -860,6 +962,6 @@ def _holds_natural_two(shape: Shape, suit: int) -> bool:
 
 __all__ = [
     "AUTOMATIC", "DEAD_DIRECT_STEP", "DEAD_INDIRECT_STEP", "DRAW_STEP", "DeadToStock", "Discarded", "Drew",
-    "HandEnded", "HandState", "LaidOff", "Melded", "OUT", "OVER", "Obligation", "Operation", "PLAY_STEP",
+    "HandEnded", "HandState", "LaidOff", "Melded", "OUT", "OVER", "Obligation", "Operation", "OperationKind", "PLAY_STEP",
     "PickedDead", "STOCK", "TableMeld", "Took",
 ]
