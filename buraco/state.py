@@ -12,7 +12,7 @@ hold identical cards, and counting is all the rules ever need.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Final, NamedTuple, TypeVar
 
@@ -58,10 +58,28 @@ class OperationKind(StrEnum):
     HAND_ENDED = "hand-ended"
 
 
+_Frozen = TypeVar("_Frozen")
+
+
+def _quick_init(cls: type[_Frozen]) -> type[_Frozen]:
+    """Give a frozen, slotted dataclass an ``__init__`` that fills its slots through their
+    descriptors: the generated one calls ``object.__setattr__`` for every field, and an
+    operation is made for every action replayed (verify ran about 5% slower with it)."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    namespace: dict[str, Any] = {f"_set_{name}": getattr(cls, name).__set__ for name in names}
+    body = "".join(f"    _set_{name}(self, {name})\n" for name in names)
+    exec(f"def __init__(self, {', '.join(names)}):\n{body}", namespace)  # noqa: S102 - code made from field names
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    setattr(cls, "__init__", init)  # noqa: B010 - replacing the method mypy knows
+    return cls
+
+
 def _texts(cards: Iterable[Card]) -> list[str]:
     return [CARD_TEXT[c] for c in cards]
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class Drew:
     """A card drawn from the stock.
@@ -78,6 +96,7 @@ class Drew:
         return {"kind": self.kind.value, "seat": self.seat, "card": CARD_TEXT[self.card]}
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class Took:
     """Cards taken from the discard pile, deepest first."""
@@ -90,6 +109,7 @@ class Took:
         return {"kind": self.kind.value, "seat": self.seat, "cards": _texts(self.cards)}
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class Melded:
     """A new meld, number ``number`` (``m1`` is the hand's first), laid out as ``shape``."""
@@ -103,6 +123,7 @@ class Melded:
         return {"kind": self.kind.value, "seat": self.seat, "meld": f"m{self.number}", "cards": _texts(self.shape.cards)}
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class LaidOff:
     """Cards laid off on meld ``number``: ``shape`` is the meld after, ``cards`` the cards
@@ -118,8 +139,8 @@ class LaidOff:
     seat: int
     number: int
     shape: Shape
-    cards: tuple[Card, ...] = ()
-    wild_moved: tuple[WildMove, ...] = ()
+    cards: tuple[Card, ...]
+    wild_moved: tuple[WildMove, ...]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,6 +149,7 @@ class LaidOff:
         }
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class PickedDead:
     """Dead pile number ``pile`` (from 1) picked up."""
@@ -142,6 +164,7 @@ class PickedDead:
                 "cards": _texts(self.cards)}
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class Discarded:
     """A card discarded, ending the turn (or emptying the hand).
@@ -158,6 +181,7 @@ class Discarded:
         return {"kind": self.kind.value, "seat": self.seat, "card": CARD_TEXT[self.card]}
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class DeadToStock:
     """Automatic: the stock ran out and the untaken dead piles became the stock."""
@@ -170,6 +194,7 @@ class DeadToStock:
         return {"kind": self.kind.value, "seat": None, "piles": self.piles, "count": len(self.cards)}
 
 
+@_quick_init
 @dataclass(frozen=True, slots=True)
 class HandEnded:
     """Automatic: the hand is over, by a player going out (``seat``) or by the stock (seat 0).
