@@ -25,7 +25,7 @@ from .cards import CARD_TEXT
 from .errors import BuracoError, NotationError
 from .melds import canasta_kind, resolve_meld
 from .notation import dumps, loads
-from .replay import MatchReport, entry_text, iter_timeline, state_at, verify
+from .replay import entry_text, iter_timeline, state_at, verify
 from .rules import VARIANTS, find_variant
 from .selfplay import play_match
 from .state import HandState
@@ -325,6 +325,3 @@ def _selfplay(args: argparse.Namespace) -> int:
             handle.write(text)
     return EXIT_OK
 
-
-def report_exit_code(report: MatchReport) -> int:
-    return EXIT_OK if report.ok else EXIT_INVALID

@@ -256,7 +256,7 @@ def _position_options(token: CardToken, suit: int) -> list[int]:
         if token.place != NO_PLACE or token.end == END_HIGH:
             return [0]
         if token.end == END_LOW:
-            return [0, 2]  # natural where the low end is its own place (add: checked in _place_on_run)
+            return [0, 2]  # natural where the low end is its own place (add: checked in _check_run_positions)
         return [2, 0]
     if token.place != NO_PLACE and token.place != card:
         return []
@@ -433,11 +433,13 @@ def _add_to_run(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
     first_error: IllegalActionError | None = None
     natural_error: IllegalActionError | None = None
     convertible = table_wild is not None and table_wild == card_of(2, suit)
+    placings = (_place_on_run_two_natural, _place_on_run) if convertible else (_place_on_run,)
     for choice in product(*options):
         # A displaced 2 of the run's suit becomes natural if it can; otherwise it moves as a wild.
-        for convert in (True, False) if convertible else (False,):
+        for place in placings:
+            convert = place is _place_on_run_two_natural
             try:
-                placed = _place_on_run(shape, laid, choice, directive, wild_from, variant, convert)
+                placed = place(shape, laid, choice, directive, wild_from, variant)
             except IllegalActionError as error:
                 # When the 2 cannot be natural it moves as a wild: that attempt's error is the reason.
                 if convert:
@@ -464,79 +466,146 @@ def _names_other_place(token: CardToken, wild_from: int, suit: int) -> bool:
     return token.place != card_of(wild_from, suit)
 
 
+class _RunWild(NamedTuple):
+    """The wild of a run being laid off on: the ``token`` that needs a place (None when
+    none does), whether that is the table's wild, and ``fixed``, the position of a table
+    wild that stays where it is (0 when none does)."""
+
+    token: CardToken | None = None
+    from_table: bool = False
+    fixed: int = 0
+
+
 def _place_on_run(
-    shape: Shape,
-    laid: Sequence[CardToken],
-    choice: Sequence[int],
-    directive: CardToken | None,
-    wild_from: int,
+    shape: Shape, laid: Sequence[CardToken], choice: Sequence[int], directive: CardToken | None, wild_from: int,
     variant: Variant,
-    convert_two: bool = False,
 ) -> AddResult:
-    suit = shape.suit
-    naturals: dict[int, Card] = {
-        shape.low + i: c for i, c in enumerate(shape.cards) if i != shape.wild_index
-    }
+    """Lay ``laid`` on the run at the positions ``choice`` names (0: as a wild); a table
+    wild whose place is taken, or that a directive moves, moves as a wild."""
+    naturals, new_wilds = _laid_naturals(shape, laid, choice)
+    wild = _table_wild_kept(shape, naturals, directive, wild_from, variant)
+    return _lay_out_run(shape, laid, choice, naturals, new_wilds, wild, wild_from, variant)
+
+
+def _place_on_run_two_natural(
+    shape: Shape, laid: Sequence[CardToken], choice: Sequence[int], directive: CardToken | None, wild_from: int,
+    variant: Variant,
+) -> AddResult:
+    """:func:`_place_on_run` where the table wild is the run's own 2: displaced (or moved),
+    it goes back to its own place as a natural 2 when that place is free."""
+    naturals, new_wilds = _laid_naturals(shape, laid, choice)
+    if 2 in naturals:  # its own place is taken: it can only move as a wild
+        wild = _table_wild_kept(shape, naturals, directive, wild_from, variant)
+    elif _table_wild_leaves(shape, naturals, directive, wild_from, variant):
+        assert shape.wild is not None
+        naturals[2] = shape.wild  # its natural place: the 2 is a 2 again
+        wild = _RunWild()
+    else:
+        wild = _RunWild(fixed=wild_from)
+    return _lay_out_run(shape, laid, choice, naturals, new_wilds, wild, wild_from, variant)
+
+
+def _laid_naturals(
+    shape: Shape, laid: Sequence[CardToken], choice: Sequence[int]
+) -> tuple[dict[int, Card], list[CardToken]]:
+    """The run's naturals by position once ``laid`` is placed, and the laid cards placed as wilds."""
+    naturals: dict[int, Card] = {shape.low + i: c for i, c in enumerate(shape.cards) if i != shape.wild_index}
     new_wilds: list[CardToken] = []
     for token, position in zip(laid, choice):
         if position == 0:
             new_wilds.append(token)
             continue
         if position in naturals:
-            raise IllegalActionError(f"the run already holds {_pos_text(position, suit)}")
+            raise IllegalActionError(f"the run already holds {_pos_text(position, shape.suit)}")
         naturals[position] = token.card
-    table_wild = shape.wild
-    moving: CardToken | None = None  # the wild that needs a place
-    moving_is_table = False
-    fixed_wild = 0
-    wild_to = 0
-    if table_wild is not None:
-        displaced = wild_from in naturals
-        if displaced and variant.wild_move == "fixed":
-            raise IllegalActionError(
-                f"in {variant.id} a wild on the table stays: {_pos_text(wild_from, suit)} cannot take its place"
-            )
-        if directive is not None and not displaced and variant.wild_move != "anywhere":
-            raise IllegalActionError(f"{directive}: the wild moves only when a card takes its place")
-        if displaced or directive is not None:
-            if convert_two and table_wild == card_of(2, suit) and 2 not in naturals:
-                naturals[2] = table_wild  # its natural place: the 2 is a 2 again
-            else:
-                moving = directive or CardToken(table_wild)
-                moving_is_table = True
-        else:
-            fixed_wild = wild_from
-    if len(new_wilds) + (1 if moving or fixed_wild else 0) > 1:
+    return naturals, new_wilds
+
+
+def _table_wild_leaves(
+    shape: Shape, naturals: dict[int, Card], directive: CardToken | None, wild_from: int, variant: Variant
+) -> bool:
+    """Must the table's wild leave its place (a card takes it, or a directive moves it)?
+    Raise where the rule set keeps it there."""
+    displaced = wild_from in naturals
+    if displaced and variant.wild_move == "fixed":
+        raise IllegalActionError(
+            f"in {variant.id} a wild on the table stays: {_pos_text(wild_from, shape.suit)} cannot take its place"
+        )
+    if directive is not None and not displaced and variant.wild_move != "anywhere":
+        raise IllegalActionError(f"{directive}: the wild moves only when a card takes its place")
+    return displaced or directive is not None
+
+
+def _table_wild_kept(
+    shape: Shape, naturals: dict[int, Card], directive: CardToken | None, wild_from: int, variant: Variant
+) -> _RunWild:
+    """The table's wild kept as a wild: moving (as the directive says, if one does) or staying."""
+    if shape.wild is None:
+        return _RunWild()
+    if _table_wild_leaves(shape, naturals, directive, wild_from, variant):
+        return _RunWild(directive or CardToken(shape.wild), True)
+    return _RunWild(fixed=wild_from)
+
+
+def _lay_out_run(
+    shape: Shape, laid: Sequence[CardToken], choice: Sequence[int], naturals: dict[int, Card],
+    new_wilds: list[CardToken], wild: _RunWild, wild_from: int, variant: Variant,
+) -> AddResult:
+    """The run once its naturals are placed: the one wild's place, and the checks of the whole."""
+    suit = shape.suit
+    if len(new_wilds) + (1 if wild.token or wild.fixed else 0) > 1:
         raise IllegalActionError("a meld holds at most one wild")
     if new_wilds:
-        moving = new_wilds[0]
-    occupied = set(naturals)
-    if fixed_wild:
-        occupied.add(fixed_wild)
-    low, high = min(occupied), max(occupied)
-    gaps = [p for p in range(low, high + 1) if p not in occupied]
-    if gaps and fixed_wild and variant.wild_move == "anywhere":
-        # "anywhere": the wild on the table may move into the gap a lay-off leaves.
-        occupied.discard(fixed_wild)
-        low, high = min(occupied), max(occupied)
-        gaps = [p for p in range(low, high + 1) if p not in occupied]
-        assert table_wild is not None
-        moving, moving_is_table, fixed_wild = CardToken(table_wild), True, 0
-    if len(gaps) > (1 if moving else 0):
+        wild = _RunWild(new_wilds[0])
+    wild, gaps, low, high = _run_gaps(shape, naturals, wild, variant)
+    if len(gaps) > (1 if wild.token else 0):
         raise IllegalActionError(f"the run would have a gap at {_pos_text(gaps[0], suit)}")
-    wild_card = table_wild if fixed_wild else None
-    wild_position = fixed_wild
-    if moving is not None:
-        wild_position = _wild_spot(moving, gaps, low, high, moving_is_table, variant, suit)
+    wild_card = shape.wild if wild.fixed else None
+    wild_position = wild.fixed
+    if wild.token is not None:
+        wild_position = _wild_spot(wild.token, gaps, low, high, wild.from_table, variant, suit)
         if wild_position in naturals:
             raise IllegalActionError(f"the run already holds {_pos_text(wild_position, suit)}")
-        if moving.card == card_of(wild_position, suit):
-            raise IllegalActionError(f"{CARD_TEXT[moving.card]} in its own place is natural, not a wild")
-        wild_card = moving.card
+        if wild.token.card == card_of(wild_position, suit):
+            raise IllegalActionError(f"{CARD_TEXT[wild.token.card]} in its own place is natural, not a wild")
+        wild_card = wild.token.card
     by_position: dict[int, Card] = dict(naturals)
     if wild_card is not None:
         by_position[wild_position] = wild_card
     ordered = sorted(by_position)
+    _check_run_positions(laid, choice, ordered, naturals, variant, suit)
+    cards = tuple(by_position[p] for p in ordered)
+    wild_index = ordered.index(wild_position) if wild_card is not None else -1
+    wild_to = wild_position if wild.fixed or wild.from_table else 0
+    return AddResult(Shape(True, suit, 0, ordered[0], cards, wild_index), -1, wild_from, wild_to)
+
+
+def _run_gaps(
+    shape: Shape, naturals: dict[int, Card], wild: _RunWild, variant: Variant
+) -> tuple[_RunWild, list[int], int, int]:
+    """The positions left empty between the run's ends, and its ends (``low``, ``high``);
+    in ``anywhere`` a table wild that stays moves into a gap instead (the wild returned)."""
+    occupied = set(naturals)
+    if wild.fixed:
+        occupied.add(wild.fixed)
+    low, high = min(occupied), max(occupied)
+    gaps = [p for p in range(low, high + 1) if p not in occupied]
+    if gaps and wild.fixed and variant.wild_move == "anywhere":
+        # "anywhere": the wild on the table may move into the gap a lay-off leaves.
+        occupied.discard(wild.fixed)
+        low, high = min(occupied), max(occupied)
+        gaps = [p for p in range(low, high + 1) if p not in occupied]
+        assert shape.wild is not None
+        wild = _RunWild(CardToken(shape.wild), True)
+    return wild, gaps, low, high
+
+
+def _check_run_positions(
+    laid: Sequence[CardToken], choice: Sequence[int], ordered: list[int], naturals: dict[int, Card], variant: Variant,
+    suit: int,
+) -> None:
+    """The run's positions (``ordered``) are consecutive, a 2 asked at the low end is there,
+    and the ace rule holds."""
     if ordered[-1] - ordered[0] + 1 != len(ordered):
         raise IllegalActionError("the run would not be consecutive")
     for token, position in zip(laid, choice):
@@ -545,11 +614,6 @@ def _place_on_run(
     problem = _ace_rule_error(variant, ordered, set(naturals))
     if problem:
         raise IllegalActionError(problem)
-    cards = tuple(by_position[p] for p in ordered)
-    wild_index = ordered.index(wild_position) if wild_card is not None else -1
-    if fixed_wild or moving_is_table:
-        wild_to = wild_position
-    return AddResult(Shape(True, suit, 0, ordered[0], cards, wild_index), -1, wild_from, wild_to)
 
 
 def _wild_spot(
@@ -600,6 +664,70 @@ def _wild_spot(
                 reason += f"; {wild} cannot become a natural 2: its own place is taken"
         raise IllegalActionError(reason)
     return named or default
+
+
+class WildMove(NamedTuple):
+    """A wild of a run that changed place in a lay-off: ``source`` and ``target`` are the
+    places, as the card standing there would be; a 2 back in its own place has ``target``
+    equal to ``card`` (it is natural there now), a natural 2 turned wild ``source`` equal to it.
+
+    >>> WildMove(Card.parse("2c"), Card.parse("6h"), Card.parse("8h")).to_json()
+    {'card': '2c', 'from': '6h', 'to': '8h'}
+    """
+
+    card: Card
+    source: Card
+    target: Card
+
+    def to_json(self) -> dict[str, str]:
+        return {"card": CARD_TEXT[self.card], "from": CARD_TEXT[self.source], "to": CARD_TEXT[self.target]}
+
+
+def wild_moves(old: Shape, new: Shape) -> tuple[WildMove, ...]:
+    """The wilds that changed place when ``old`` became ``new`` by a lay-off (runs only).
+
+    >>> from buraco.cards import parse_cards
+    >>> old = Shape(True, 2, 0, 5, tuple(parse_cards("5h 2c 7h")), 1)
+    >>> new = Shape(True, 2, 0, 5, tuple(parse_cards("5h 6h 7h 2c")), 3)
+    >>> [move.to_json() for move in wild_moves(old, new)]
+    [{'card': '2c', 'from': '6h', 'to': '8h'}]
+    """
+    if not old.is_run or not new.is_run:
+        return ()
+    moves = []
+    old_wild, new_wild = old.wild, new.wild
+    if old_wild is not None:
+        source = card_of(old.low + old.wild_index, old.suit)
+        target = card_of(new.low + new.wild_index, new.suit) if new_wild == old_wild else old_wild
+        if target != source:
+            moves.append(WildMove(old_wild, source, target))
+    if new_wild is not None and new_wild != old_wild and new_wild in old.cards:
+        # a card that sat on the table as a natural 2 before
+        moves.append(WildMove(new_wild, new_wild, card_of(new.low + new.wild_index, new.suit)))
+    return tuple(moves)
+
+
+def laid_in_order(cards: Sequence[Card], laid: Sequence[Card]) -> tuple[Card, ...]:
+    """The ``laid`` cards in the order they have in the meld's ``cards`` after the lay-off
+    (of cards alike, the last ones: those the meld did not hold before).
+
+    >>> from buraco.cards import parse_cards
+    >>> [CARD_TEXT[c] for c in laid_in_order(parse_cards("4h 5h 6h 7h 8h"), parse_cards("8h 4h"))]
+    ['4h', '8h']
+    """
+    if len(laid) == 1:
+        return (laid[0],)
+    left: dict[Card, int] = {}
+    for card in laid:
+        left[card] = left.get(card, 0) + 1
+    found = []
+    for card in reversed(cards):
+        count = left.get(card)
+        if count:
+            found.append(card)
+            left[card] = count - 1
+    found.reverse()
+    return tuple(found)
 
 
 def moved_founding(founding: int, result: AddResult) -> int:
@@ -663,12 +791,8 @@ def canasta_bonus(kind: str | None, variant: Variant) -> int:
     return variant.bonus_clean
 
 
-def suit_name(suit: int) -> str:
-    return SUIT_NAMES[suit] if 0 <= suit < 4 else ""
-
-
 __all__ = [
     "ACE_TO_ACE", "ACE_TO_KING", "AddResult", "CANASTA_KINDS", "CLEAN", "CardToken", "DIRTY", "END_HIGH",
     "END_LOW", "END_NONE", "IS_WILD_KIND", "NO_PLACE", "Shape", "SUIT_LETTERS", "canasta_bonus", "canasta_kind",
-    "layout_tokens", "meld_layouts", "moved_founding", "resolve_add", "resolve_meld",
+    "WildMove", "laid_in_order", "layout_tokens", "meld_layouts", "moved_founding", "resolve_add", "resolve_meld", "wild_moves",
 ]

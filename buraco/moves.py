@@ -23,8 +23,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import product
 from typing import TYPE_CHECKING, Final, NamedTuple
 
-from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
-from .cards import CARD_KINDS, CARD_TEXT, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of
+from .actions import (
+    Action,
+    add_action,
+    dead_action,
+    discard_action,
+    draw_action,
+    meld_action,
+    take_action,
+)
+from .cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of
 from .errors import IllegalActionError
 from .melds import END_HIGH, END_LOW, IS_WILD_KIND, NO_PLACE, CardToken, Shape
 from .rules import Variant
@@ -375,20 +383,6 @@ def _set_lay_offs(
 # --- legal plays of a state -------------------------------------------------------------
 
 
-def _tokens_text(tokens: Sequence[CardToken]) -> str:
-    return " ".join(str(t) for t in tokens)
-
-
-def meld_action(seat: int, tokens: Sequence[CardToken]) -> Action:
-    """The ``meld`` action laying ``tokens``, with its canonical text."""
-    return Action(seat, MELD, (), tuple(tokens), 0, 0, f"p{seat} meld {_tokens_text(tokens)}")
-
-
-def add_action(seat: int, number: int, tokens: Sequence[CardToken]) -> Action:
-    """The ``add`` action laying ``tokens`` off on meld ``number``, with its canonical text."""
-    return Action(seat, ADD, (), tuple(tokens), number, 0, f"p{seat} add m{number} {_tokens_text(tokens)}")
-
-
 def may_extend(state: HandState, seat: int, number: int) -> bool:
     """May ``seat`` lay off on meld ``number``: its side's melds, or anyone's in ``brasil``."""
     meld = state.melds[number - 1]
@@ -446,15 +440,15 @@ def draw_step_actions(state: HandState) -> Iterator[Action]:
     seat = state.turn
     if state.stock_count and state.stock and not state.hidden:
         card = state.stock[-1]
-        yield Action(seat, DRAW, (card,), (), 0, 0, f"p{seat} draw {CARD_TEXT[card]}")
+        yield draw_action(seat, card)
     if not state.discard_pile:
         return
     if state.variant.pickup == "dig":
         for depth in range(1, len(state.discard_pile) + 1):
             if state.can_take(seat, depth):
-                yield Action(seat, TAKE, (), (), 0, depth, f"p{seat} take {depth}")
+                yield take_action(seat, depth)
     elif state.can_take(seat):
-        yield Action(seat, TAKE, (), (), 0, 0, f"p{seat} take")
+        yield take_action(seat)
 
 
 def discard_actions(state: HandState) -> Iterator[Action]:
@@ -462,7 +456,7 @@ def discard_actions(state: HandState) -> Iterator[Action]:
     seat = state.turn
     for code in range(CARD_KINDS):
         if state.hands[seat][code] and state.can_discard(seat, CARDS[code]):
-            yield Action(seat, DISCARD, (CARDS[code],), (), 0, 0, f"p{seat} discard {CARD_TEXT[code]}")
+            yield discard_action(seat, CARDS[code])
 
 
 def legal_plays(state: HandState) -> Iterator[Action]:
@@ -480,7 +474,7 @@ def legal_plays(state: HandState) -> Iterator[Action]:
         yield from (play.action for play in lay_off_plays(state))
         yield from discard_actions(state)
     elif step in ("dead-direct", "dead-indirect"):
-        yield Action(state.turn, DEAD, (), (), 0, 0, f"p{state.turn} dead")
+        yield dead_action(state.turn)
 
 
 def plays_using(state: HandState, card: int) -> Iterator[Play]:

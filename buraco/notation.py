@@ -31,7 +31,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, Final
 
-from .actions import Action, ActionSyntaxError, parse_action
+from .actions import MELD, Action, ActionSyntaxError, parse_action
 from .cards import CARD_BY_TEXT, CARD_TEXT, Card
 from .errors import NotationError
 from .locate import KEY, Path, Position, locate_json, locate_toml, position_in_string
@@ -147,7 +147,7 @@ def game_key(record: Record) -> str:
     hands = []
     for hand in record.hands:
         actions = [
-            [action.seat, action.verb, sorted(token.card for token in action.tokens)] if action.verb == "meld"
+            [action.seat, action.verb, sorted(token.card for token in action.tokens)] if action.verb == MELD
             else action.canonical()
             for action in hand.parsed
         ]

@@ -9,30 +9,17 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .actions import MELD, ActionSyntaxError, parse_action
-from .cards import CARD_TEXT
 from .errors import BuracoError, IllegalActionError, NotationError
 from .melds import CardToken, Shape, layout_tokens, resolve_meld
 from .notation import Record, dumps, loads
 from .rules import Variant
 from .scoring import SideScore, match_winner, score_hand
-from .state import (
-    DeadToStock,
-    Discarded,
-    Drew,
-    HandEnded,
-    HandState,
-    LaidOff,
-    Melded,
-    Operation,
-    PickedDead,
-    Took,
-)
+from .state import HandState, Melded, Operation, OperationKind
 
 
 def deal_hand(record: Record, index: int) -> HandState:
@@ -106,21 +93,17 @@ def iter_timeline(record: Record, index: int) -> Iterator[dict[str, Any]]:
     hand = record.hands[index]
     written = hand.written or hand.actions
     logged = 0
-    before: list[Shape] = []
     for state in iter_hand(record, index):
         text = written[state.ply - 1] if state.ply else None
-        yield timeline_entry(state, text, logged, before)
+        yield timeline_entry(state, text, logged)
         logged = len(state.operations)
-        before = [meld.shape for meld in state.melds]
 
 
-def timeline_entry(
-    state: HandState, action: str | None, logged: int, before: Sequence[Shape]
-) -> dict[str, Any]:
+def timeline_entry(state: HandState, action: str | None, logged: int) -> dict[str, Any]:
     """The table after an action, and what the action did.
 
-    ``logged`` is how many operations the state had logged before the action, and
-    ``before`` the melds' shapes then. Besides ``state.to_json()`` the entry has:
+    ``logged`` is how many operations the state had logged before the action.
+    Besides ``state.to_json()`` the entry has:
 
     - ``seat`` and ``action``: who played and the action as written (None at the deal);
     - ``operation``: the action's own operation (:func:`describe_operation`);
@@ -129,48 +112,24 @@ def timeline_entry(
     """
     entry = state.to_json()
     operations = state.operations[logged:]
-    own = describe_operation(operations[0], before) if action is not None and operations else None
+    own = operations[0].to_json() if action is not None and operations else None
     entry["seat"] = own["seat"] if own is not None else None
     entry["action"] = action
     entry["operation"] = own
-    entry["automatic"] = [describe_operation(op, before) for op in operations[1 if own is not None else 0:]]
+    entry["automatic"] = [op.to_json() for op in operations[1 if own is not None else 0:]]
     return entry
 
 
-def describe_operation(operation: Operation, before: Sequence[Shape] = ()) -> dict[str, Any]:
-    """One logged operation as plain data, its ``kind`` first.
-
-    ``before`` holds the melds' shapes before the operation: a lay-off is told by
-    comparing its meld before and after (the cards laid, and any wild that moved).
+def describe_operation(operation: Operation) -> dict[str, Any]:
+    """One logged operation as plain data, its ``kind`` first: ``operation.to_json()``
+    (each operation says what it did; a lay-off carries its cards and moved wilds).
 
     >>> from buraco.cards import Card
+    >>> from buraco.state import Discarded
     >>> describe_operation(Discarded(2, Card.parse("7h")))
     {'kind': 'discarded', 'seat': 2, 'card': '7h'}
     """
-    if isinstance(operation, Drew):
-        return {"kind": "drew", "seat": operation.seat, "card": CARD_TEXT[operation.card]}
-    if isinstance(operation, Took):
-        return {"kind": "took", "seat": operation.seat, "cards": [CARD_TEXT[c] for c in operation.cards]}
-    if isinstance(operation, Melded):
-        return {"kind": "melded", "seat": operation.seat, "meld": f"m{operation.number}",
-                "cards": [CARD_TEXT[c] for c in operation.shape.cards]}
-    if isinstance(operation, LaidOff):
-        old = before[operation.number - 1] if operation.number <= len(before) else None
-        return {
-            "kind": "laid-off", "seat": operation.seat, "meld": f"m{operation.number}",
-            "cards": _laid_cards(old, operation.shape),
-            "wild_moved": _wild_moves(old, operation.shape) if old is not None else [],
-        }
-    if isinstance(operation, PickedDead):
-        return {"kind": "picked-dead", "seat": operation.seat, "pile": operation.pile,
-                "count": len(operation.cards), "cards": [CARD_TEXT[c] for c in operation.cards]}
-    if isinstance(operation, Discarded):
-        return {"kind": "discarded", "seat": operation.seat, "card": CARD_TEXT[operation.card]}
-    if isinstance(operation, DeadToStock):
-        return {"kind": "dead-to-stock", "seat": None, "piles": operation.piles, "count": len(operation.cards)}
-    if isinstance(operation, HandEnded):
-        return {"kind": "hand-ended", "seat": operation.seat or None, "how": operation.how}
-    raise TypeError(f"not an operation: {operation!r}")
+    return operation.to_json()
 
 
 def entry_text(entry: dict[str, Any]) -> str:
@@ -193,56 +152,26 @@ def operation_text(operation: dict[str, Any]) -> str:
     """One described operation (:func:`describe_operation`) as a few words."""
     kind = operation["kind"]
     who = f"p{operation['seat']}" if operation.get("seat") else ""
-    if kind == "drew":
+    if kind == OperationKind.DREW:
         return f"{who} drew {operation['card']}"
-    if kind == "took":
+    if kind == OperationKind.TOOK:
         cards = operation["cards"]
         return f"{who} took {len(cards)} card{'' if len(cards) == 1 else 's'} from the pile: {' '.join(cards)}"
-    if kind == "melded":
+    if kind == OperationKind.MELDED:
         return f"{who} melded {operation['meld']}: {' '.join(operation['cards'])}"
-    if kind == "laid-off":
+    if kind == OperationKind.LAID_OFF:
         moved = "".join(f"; {m['card']} moved from {m['from']} to {m['to']}" for m in operation["wild_moved"])
         return f"{who} laid {' '.join(operation['cards']) or 'nothing'} off on {operation['meld']}{moved}"
-    if kind == "picked-dead":
+    if kind == OperationKind.PICKED_DEAD:
         return f"{who} picked up dead pile {operation['pile']} ({operation['count']} cards)"
-    if kind == "discarded":
+    if kind == OperationKind.DISCARDED:
         return f"{who} discarded {operation['card']}"
-    if kind == "dead-to-stock":
+    if kind == OperationKind.DEAD_TO_STOCK:
         piles = operation["piles"]
         return f"the stock ran out: {piles} dead pile{'' if piles == 1 else 's'} ({operation['count']} cards) became the stock"
-    if kind == "hand-ended":
+    if kind == OperationKind.HAND_ENDED:
         return "the hand ended: " + (f"{who} went out" if operation["how"] == "out" else "the stock is exhausted")
     return str(kind)
-
-
-def _laid_cards(old: Shape | None, new: Shape) -> list[str]:
-    """The cards a lay-off added to a meld, in the meld's new order."""
-    left = Counter(old.cards if old is not None else ())
-    laid = []
-    for card in new.cards:
-        if left[card] > 0:
-            left[card] -= 1
-        else:
-            laid.append(CARD_TEXT[card])
-    return laid
-
-
-def _wild_moves(old: Shape, new: Shape) -> list[dict[str, str]]:
-    """The wilds of a run that changed place in a lay-off: ``from`` and ``to`` name
-    the place as the card it stands for; a 2 back in its own place has ``to`` equal
-    to ``card`` (it is natural there now), a natural 2 turned wild ``from`` equal to it."""
-    if not old.is_run or not new.is_run:
-        return []
-    moves = []
-    old_wild, new_wild = old.wild, new.wild
-    if old_wild is not None:
-        to = new.stand_in() if new_wild == old_wild else CARD_TEXT[old_wild]
-        if to != old.stand_in():
-            moves.append({"card": CARD_TEXT[old_wild], "from": old.stand_in() or "", "to": to or ""})
-    if new_wild is not None and new_wild != old_wild and Counter(old.cards)[new_wild] > (old_wild == new_wild):
-        # a card that sat on the table as a natural 2 before
-        moves.append({"card": CARD_TEXT[new_wild], "from": CARD_TEXT[new_wild], "to": new.stand_in() or ""})
-    return moves
 
 
 def try_actions(record: Record, index: int, ply: int, actions: Sequence[str]) -> list[dict[str, Any]]:
@@ -272,7 +201,6 @@ def try_from(state: HandState, actions: Sequence[str], *, hand: int, ply: int) -
         try:
             action = parse_action(text, players)
             logged = len(state.operations)
-            before = [meld.shape for meld in state.melds]
             state.apply(action)
         except ActionSyntaxError as error:
             results.append({"action": text, "error": NotationError(error.message, **here).as_dict()})
@@ -280,7 +208,7 @@ def try_from(state: HandState, actions: Sequence[str], *, hand: int, ply: int) -
         except BuracoError as error:
             results.append({"action": text, "error": error.located(**here).as_dict()})
             break
-        results.append({"action": text, "entry": timeline_entry(state, text, logged, before)})
+        results.append({"action": text, "entry": timeline_entry(state, text, logged)})
     return results
 
 

@@ -13,8 +13,17 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from .actions import ADD, DEAD, DISCARD, DRAW, MELD, TAKE, Action
-from .cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card, card_of, deck_counts
+from .actions import (
+    TAKE,
+    Action,
+    add_action,
+    dead_action,
+    discard_action,
+    draw_action,
+    meld_action,
+    take_action,
+)
+from .cards import CARD_KINDS, CARDS, RANK_OF, SUIT_OF, Card, card_of, deck_counts
 from .melds import IS_WILD_KIND, CardToken, Shape, canasta_bonus, layout_tokens, meld_layouts, resolve_add
 from .moves import plays_using
 from .notation import HandRecord, Record, Result
@@ -75,7 +84,7 @@ class Bot:
             choice = self._pile_choice()
             if choice is not None:
                 return choice
-        return Action(seat, DRAW, (), (), 0, 0, f"p{seat} draw")
+        return draw_action(seat)
 
     def _pile_choice(self) -> Action | None:
         choice = self._pile_wish()
@@ -91,7 +100,7 @@ class Bot:
         for action in bot.plays():
             trial.apply(action)
             if trial.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
-                trial.apply(Action(self.seat, DEAD, (), (), 0, 0, f"p{self.seat} dead"))
+                trial.apply(dead_action(self.seat))
         if trial.is_over or trial.turn != self.seat:
             return True
         return trial.obligation is None and bot.discard() is not None
@@ -103,15 +112,15 @@ class Bot:
         size = state.hand_sizes[seat]
         if pickup == "open":
             useful = self._fits(pile[-1]) or len(pile) >= 4
-            return Action(seat, TAKE, (), (), 0, 0, f"p{seat} take") if useful and state.can_take(seat) else None
+            return take_action(seat) if useful and state.can_take(seat) else None
         if pickup == "use-top":
             # Keep two cards after the top card's meld, so the turn can end by a discard.
             if size + len(pile) - 3 >= 2 and state.can_take(seat):
-                return Action(seat, TAKE, (), (), 0, 0, f"p{seat} take")
+                return take_action(seat)
             return None
         if len(pile) >= 3 and size + len(pile) - 3 >= 2 and state.can_take(seat, len(pile)):
-            return Action(seat, TAKE, (), (), 0, len(pile), f"p{seat} take {len(pile)}")
-        take_top = Action(seat, TAKE, (), (), 0, 1, f"p{seat} take 1")
+            return take_action(seat, len(pile))
+        take_top = take_action(seat, 1)
         if state.can_take(seat, 1):
             trial = state.copy()
             trial.apply(take_top)
@@ -154,14 +163,14 @@ class Bot:
         for tokens in self._meld_candidates():
             if state.can_meld(self.seat, tokens):
                 shape = state.verify_meld(self.seat, tokens)
-                action = _meld_action(self.seat, tokens)
+                action = meld_action(self.seat, tokens)
                 if self._size_ok(len(tokens), shape, None) and self._allowed(action, len(tokens), shape):
                     return action
         for number, tokens in self._lay_off_candidates():
             if state.can_add(self.seat, number, tokens):
                 target = state.melds[number - 1]
                 shape = state.verify_add(self.seat, number, tokens).shape
-                action = _add_action(self.seat, number, tokens)
+                action = add_action(self.seat, number, tokens)
                 if self._size_ok(len(tokens), shape, target) and self._allowed(action, len(tokens), shape):
                     return action
         return None
@@ -187,7 +196,7 @@ class Bot:
         if left >= 2 or left == 0:
             return True
         side = state.side_of[seat]
-        return state._may_go_out(seat, shape, target) or state._may_pick_dead(side, direct=False)
+        return state.may_go_out(seat, shape, target) or state.may_pick_dead(side, direct=False)
 
     def _play_using(self, card: Card) -> Action | None:
         """The smallest meld holding the card taken from the pile, else the smallest lay-off."""
@@ -255,7 +264,7 @@ class Bot:
         )
         for _, _, card in scored:
             if state.can_discard(seat, CARDS[card]):
-                return Action(seat, DISCARD, (CARDS[card],), (), 0, 0, f"p{seat} discard {CARD_TEXT[card]}")
+                return discard_action(seat, CARDS[card])
         return None
 
     def _keep_value(self, card: int) -> int:
@@ -352,16 +361,6 @@ def _runs(positions: list[int]) -> list[list[int]]:
     return runs
 
 
-def _meld_action(seat: int, tokens: Sequence[CardToken]) -> Action:
-    text = f"p{seat} meld " + " ".join(str(t) for t in tokens)
-    return Action(seat, MELD, (), tuple(tokens), 0, 0, text)
-
-
-def _add_action(seat: int, number: int, tokens: Sequence[CardToken]) -> Action:
-    text = f"p{seat} add m{number} " + " ".join(str(t) for t in tokens)
-    return Action(seat, ADD, (), tuple(tokens), number, 0, text)
-
-
 def play_hand(
     variant: Variant, players: int, dealer: int, rng: random.Random
 ) -> tuple[HandRecord, HandState]:
@@ -403,11 +402,11 @@ def _play_hand(
         for action in bot.plays():
             play(action)
             if state.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
-                play(Action(seat, DEAD, (), (), 0, 0, f"p{seat} dead"))
+                play(dead_action(seat))
         if state.is_over or state.turn != seat:
             continue
         if state.step in (DEAD_DIRECT_STEP, DEAD_INDIRECT_STEP):
-            play(Action(seat, DEAD, (), (), 0, 0, f"p{seat} dead"))
+            play(dead_action(seat))
             continue
         choice = bot.discard()
         if choice is None:
@@ -416,7 +415,7 @@ def _play_hand(
         if bot.refrain is not None:
             planted = f"{bot.refrain} p{seat} ply {len(actions)}"  # the discard that ended the turn
         if state.step == DEAD_INDIRECT_STEP:
-            play(Action(seat, DEAD, (), (), 0, 0, f"p{seat} dead"))
+            play(dead_action(seat))
     record = HandRecord(
         dealer=dealer,
         dealt=tuple(tuple(h) for h in dealt),

@@ -215,19 +215,15 @@ def _charged(parts: SideScore, not_taken: int, unplayed: int) -> list[int]:
 
 def _laid_wilds(state: HandState) -> list[tuple[int, int]]:
     """The 2s and jokers each side laid on the table (melds and lay-offs)."""
-    on_table: dict[int, Counter[int]] = {}
     laid = [[0, 0] for _ in state.sides]
     for operation in state.operations:
         if isinstance(operation, Melded | LaidOff):
-            now: Counter[int] = Counter(operation.shape.cards)
-            new = now - on_table.get(operation.number, Counter())
-            on_table[operation.number] = now
             counts = laid[state.side_of[operation.seat]]
-            for card, n in new.items():
+            for card in operation.shape.cards if isinstance(operation, Melded) else operation.cards:
                 if card == JOKER_CODE:
-                    counts[1] += n
+                    counts[1] += 1
                 elif RANK_OF[card] == 2:
-                    counts[0] += n
+                    counts[0] += 1
     return [(twos, jokers) for twos, jokers in laid]
 
 

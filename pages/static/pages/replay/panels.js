@@ -17,7 +17,7 @@ export async function showWitness(app, finding) {
   stop();
   const box = document.getElementById("witness-area");
   box.hidden = false;
-  const start = witnessStart(finding, page.infos); // the ply of the turn's draw
+  const start = witnessStart(finding, page.states); // the ply of the turn's draw
   const from = start - 1; // the table the witness is played on
   box.innerHTML = `<p>Asking the engine&hellip;</p>`;
   const answer = await tryActions(config.urls.try, from, finding.witness);

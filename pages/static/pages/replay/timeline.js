@@ -86,9 +86,16 @@ export function groupTurns(infos) {
   return turns;
 }
 
-/** The ply whose action begins a finding's witness: the draw step of the turn it judges. */
-export function witnessStart(finding, infos) {
-  let ply = Math.min(finding.ply, infos.length - 1);
-  while (ply > 1 && !(DRAWS.has(infos[ply].verb) && (!finding.seat || infos[ply].seat === finding.seat))) ply -= 1;
+// The operations that begin a turn, as the timeline names them (buraco.state.OperationKind).
+const DRAW_KINDS = new Set(["drew", "took"]);
+
+/**
+ * The ply whose action begins a finding's witness: the draw step of the turn it judges, the
+ * last ply up to the finding's own whose state says its seat drew or took
+ * (buraco.analysis.witness.witness_start, read from the timeline's states).
+ */
+export function witnessStart(finding, states) {
+  let ply = finding.ply;
+  while (ply > 1 && !(DRAW_KINDS.has(states[ply].operation.kind) && states[ply].seat === finding.seat)) ply -= 1;
   return ply;
 }
