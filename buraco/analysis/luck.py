@@ -52,6 +52,7 @@ from .search import (
     best_canasta_line,
     best_exit,
     canasta_bound,
+    exit_bound,
     margin_of,
     may_go_out,
     side_bonus,
@@ -198,6 +199,7 @@ class _DrawJudge:
         self.share_inert = _wilds(self.held) < 2  # two wilds may make a meld of any one card: no sharing
         self.values: dict[object, int] = {}
         self.searches = 0
+        self.table: HandState | None = None
 
     def key(self, card: int) -> object:
         hand = list(self.held)
@@ -220,31 +222,30 @@ class _DrawJudge:
         draw = Action(self.seat, DRAW, (Card(card),), (), 0, 0, f"p{self.seat} draw {CARD_TEXT[card]}")
         start = Start.drawing(state, draw)
         gain = 0
-        if may_go_out(start, self.context):
+        if canasta_bound(start, self.context, self.bonus):
+            line = best_canasta_line(start, None, to_beat=self.bonus, context=self.context)
+            if line is not None and line.bonus > self.bonus:
+                gain = line.bonus - self.bonus
+        # Going out counts only where it could beat that: its root bound says when it cannot.
+        if may_go_out(start, self.context) and exit_bound(start, self.context) - self.standing > gain:
             exit_ = best_exit(start, self.context)
             if exit_ is not None:
                 gain = max(gain, exit_.margin - self.standing)
-        to_beat = self.bonus + gain
-        if canasta_bound(start, self.context, to_beat):
-            line = best_canasta_line(start, None, to_beat=to_beat, context=self.context)
-            if line is not None and line.bonus > to_beat:
-                gain = line.bonus - self.bonus
         return gain
 
     def hypothetical(self, card: int) -> HandState:
-        """The table before the draw with ``card`` on top of the stock (the other hands as they
-        were: what another seat holds counts the same in the score whoever holds the card)."""
-        if self.state.hidden:
-            if self.state.seen[card] < self.state.deck[card]:
-                return self.state
+        """The table before the draw from which any unseen card may be drawn: one table for
+        every card of the draw (the searches remember what they read of a table by the
+        table), its stock made unrecorded (as many cards, none named: the draw names its
+        card) and every kind of card short of its deck's count. The other hands stay as they
+        were: what another seat holds counts the same in the score whoever holds the card."""
+        if self.table is None:
             state = self.state.copy(log=False)
-            state.seen[card] = state.deck[card] - 1
-            return state
-        if self.state.stock and self.state.stock[-1] == card:
-            return self.state
-        state = self.state.copy(log=False)
-        state.stock = [*state.stock[:-1], Card(card)] if state.stock else [Card(card)]
-        return state
+            state.hidden += len(state.stock)
+            state.stock = []
+            state.seen = [min(seen, count - 1) for seen, count in zip(state.seen, state.deck)]
+            self.table = state
+        return self.table
 
 
 def hand_luck(
