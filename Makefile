@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/analysis.py
+	$(BIN)/python bench/luck.py
 
 # The service under gunicorn on PostgreSQL, driven by wrk (docs/benchmarks.md, "Load"):
 # e.g. make bench-load LOAD_ARGS="--soak 600 --markdown bench/out/load.md"
