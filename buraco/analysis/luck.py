@@ -267,8 +267,10 @@ def hand_luck(
         card = turn.draw.cards[0]
         unseen = unseen_counts(state, turn.seat)
         total = sum(unseen)
-        if total == 0 or unseen[card] == 0:
-            continue  # nothing else could have come (the drawn card is counted, so never here)
+        if unseen[card] == 0:  # the table says the card could not be unseen: listed, not judged
+            draws.append(DrawLuck(index + 1, turn.draw_ply, turn.seat, card, None, None, None,
+                                  unseen=total, judged=False))
+            continue
         judge = _DrawJudge(state, context)
         try:
             values = {c: judge.value(c) for c in range(CARD_KINDS) if unseen[c]}
