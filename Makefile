@@ -18,24 +18,25 @@ run: $(STAMP)
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 worker: $(STAMP)
-	$(BIN)/celery -A buraco_site worker -B -s $(VENV)/celerybeat-schedule -Q interactive,bulk,analysis,reverify -l info
+	$(BIN)/celery -A buraco_site worker -B -s $(VENV)/celerybeat-schedule -Q interactive,bulk,analysis,reverify,luck -l info
 
 test: $(STAMP)
 	$(BIN)/mypy --strict buraco
-	$(BIN)/mypy --config-file mypy-service.ini accounts apikit records analysis reviews pages buraco_site
+	$(BIN)/mypy --config-file mypy-service.ini accounts apikit records analysis reviews pages luck buraco_site
 	$(BIN)/python tests/run.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict buraco
-	$(BIN)/mypy --config-file mypy-service.ini accounts apikit records analysis reviews pages buraco_site
+	$(BIN)/mypy --config-file mypy-service.ini accounts apikit records analysis reviews pages luck buraco_site
 
 lint: $(STAMP)
-	$(BIN)/ruff check buraco accounts apikit records analysis reviews pages buraco_site tests bench
+	$(BIN)/ruff check buraco accounts apikit records analysis reviews pages luck buraco_site tests bench
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/analysis.py
+	$(BIN)/python bench/luck.py
 
 # The service under gunicorn on PostgreSQL, driven by wrk (docs/benchmarks.md, "Load"):
 # e.g. make bench-load LOAD_ARGS="--soak 600 --markdown bench/out/load.md"

@@ -29,6 +29,7 @@ from records.api.access import SHARE_PARAMETER, hand_number, readable_match
 from records.api.serializers import AnalysisStatusSerializer, analysis_status
 
 from . import selectors
+from .extras import hand_extras
 from .filters import FINDING_EXPLORER_ORDERINGS, FindingFilter
 from .models import FINDING_FIELDS, Finding
 from .players import PlayerFilters, player_page
@@ -94,18 +95,29 @@ class MatchFindingsApi(APIView):
                      orderings=FINDING_ORDERINGS, extra={"match": match.pk, "analysis": analysis_status(match)})
 
 
+# Keys an app above analysis adds to a hand's answer (analysis.extras): null until it answers.
+HAND_EXTRA_KEYS = ("luck",)
+LUCK_FIELD = serializers.DictField(
+    allow_null=True,
+    help_text="the luck of the hand's stock draws, as GET /api/matches/{id}/hands/{n}/luck/ answers it; "
+              "null until the luck job has run",
+)
+
+
 class HandFindingsApi(APIView):
     @extend_schema(
         summary="The analysis of one hand of a match, paged",
         parameters=[FindingFilterSerializer, SHARE_PARAMETER, *page_parameters(list(FINDING_ORDERINGS))],
-        responses={200: findings_schema("HandFindings", hand=serializers.IntegerField()), **errors(*ANY, 404)},
+        responses={200: findings_schema("HandFindings", hand=serializers.IntegerField(), luck=LUCK_FIELD),
+                   **errors(*ANY, 404)},
     )
     def get(self, request: Request, match_id: int, hand: int) -> Response:
         match = readable_match(request, match_id)
         number = hand_number(match, hand)
         return paged(request, selectors.findings_of(match=match, hand=number, **_filters(request)), FindingSerializer,
                      self, orderings=FINDING_ORDERINGS,
-                     extra={"match": match.pk, "hand": number, "analysis": analysis_status(match)})
+                     extra={"match": match.pk, "hand": number, "analysis": analysis_status(match),
+                            **hand_extras(match, number, HAND_EXTRA_KEYS)})
 
 
 def whose_names(finding: Finding) -> list[str]:
@@ -259,6 +271,11 @@ PLAYER_RESPONSE = inline_serializer("Player", {
         "findings_per_100_turns": serializers.FloatField(allow_null=True),
         "points_lost_per_hand": serializers.FloatField(allow_null=True),
     }, many=True),
+    "luck": serializers.DictField(
+        allow_null=True,
+        help_text="the luck of the player's stock draws over these matches: its sum, the side's score and the "
+                  "luck-adjusted result (score minus the side's luck); null before any luck job has run",
+    ),
 })
 
 NAME_PARAMETER = OpenApiParameter("name", {"type": "string", "pattern": "^[^/]+$"}, OpenApiParameter.PATH,

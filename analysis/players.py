@@ -23,10 +23,12 @@ from buraco.analysis.slips import HAND_NOT_SCORABLE
 from records.models import Hand, Job
 from records.selectors import visible_matches
 
+from .extras import player_extras
 from .models import Finding
 from .selectors import seat_of, side_of, turns_of
 
 FIGURES = ("findings_per_100_turns", "points_lost_per_hand")  # lower is better, for both
+PLAYER_EXTRA_KEYS = ("luck",)  # added by an app above analysis (analysis.extras): null until it answers
 
 
 @dataclass
@@ -184,6 +186,7 @@ def player_page(*, user: User | AnonymousUser, name: str, filters: PlayerFilters
                         for s in SEVERITIES},
         "site": site,
         "over_time": over_time,
+        **player_extras(name, [(row["pk"], seat) for row, seat, _ in mine], PLAYER_EXTRA_KEYS),
     }
 
 

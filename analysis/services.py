@@ -21,6 +21,7 @@ from records.models import Job, Match
 from records.reading import record_of
 
 from .models import Finding
+from .signals import analysis_stored
 
 # Analyses wait below a user's own uploads and batches (settings.BURACO_QUEUES).
 ANALYSIS_QUEUE = "analysis"
@@ -60,6 +61,7 @@ def findings_store(
     Finding.objects.bulk_create(Finding.of(match, finding) for finding in findings)
     result = {"partial": bool(unsearched), "unsearched": list(unsearched)}
     job_finish(match_id=match_id, kind=Job.Kind.ANALYZE, version=ANALYSIS_VERSION, result=result)
+    analysis_stored.send(sender=Finding, match_id=match_id)
 
 
 def analyses_requeue_outdated(*, include_failed: bool = True) -> int:

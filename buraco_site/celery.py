@@ -1,4 +1,4 @@
-"""The Celery app. Workers: ``celery -A buraco_site worker -Q interactive,bulk,analysis,reverify``.
+"""The Celery app. Workers: ``celery -A buraco_site worker -Q interactive,bulk,analysis,reverify,luck``.
 
 With no ``CELERY_BROKER_URL`` the settings make tasks run in process (eager),
 so a newcomer needs no broker.

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "accounts",
     "records",
     "analysis",
+    "luck",  # above records and analysis: the luck of the draws, after the analysis
     "reviews",
     "pages",
 ]
@@ -250,8 +251,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # to reuse it: bench/ingest.py saw 2,198 new PostgreSQL sessions for 2,000 jobs.
 CELERY_DB_REUSE_MAX = int(os.environ.get("CELERY_DB_REUSE_MAX", "1000"))
 # Every worker lists them in this order (make worker, README): analysis runs below a user's
-# own uploads and batches, re-checks after an engine upgrade last.
-BURACO_QUEUES = ("interactive", "bulk", "analysis", "reverify")
+# own uploads and batches, re-checks after an engine upgrade below it, the luck of the draws
+# (luck/, after each analysis) last.
+BURACO_QUEUES = ("interactive", "bulk", "analysis", "reverify", "luck")
 # A broker that is down must not hold the upload's answer: two quick tries, then the job
 # waits in the outbox (records/jobs.py) for the sweep.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
@@ -270,7 +272,7 @@ BURACO_REDELIVER_SECONDS = int(os.environ.get("REDELIVER_SECONDS", "1800"))
 BURACO_SWEEP_SECONDS = float(os.environ.get("SWEEP_SECONDS", "60"))
 # With no broker, the web process's job threads (records.jobs.EmbeddedRunner), one per lane:
 # verification apart from analysis, so that an analysis never holds back anyone's verdict.
-BURACO_EMBEDDED_LANES = (("interactive", "bulk", "reverify"), ("analysis",))
+BURACO_EMBEDDED_LANES = (("interactive", "bulk", "reverify"), ("analysis", "luck"))  # luck after every analysis
 BURACO_EMBEDDED_POLL_SECONDS = float(os.environ.get("EMBEDDED_POLL_SECONDS", "1"))
 # A batch's event stream (GET /api/batches/{id}/events/): how often it looks, how long it lasts
 # before the client reconnects (it holds a web worker meanwhile).
@@ -279,6 +281,9 @@ BURACO_EMBEDDED_POLL_SECONDS = float(os.environ.get("EMBEDDED_POLL_SECONDS", "1"
 # (the match's analysis is "partial"); the task's own time limit stays well above them.
 BURACO_ANALYSIS_HAND_SECONDS = float(os.environ.get("ANALYSIS_HAND_SECONDS", "10"))
 BURACO_ANALYSIS_MATCH_SECONDS = float(os.environ.get("ANALYSIS_MATCH_SECONDS", "120"))
+# The luck job's CPU budget for a whole match, seconds (buraco.analysis.luck.match_luck): the
+# draws left when it runs out are stored unjudged and counted, never dropped.
+BURACO_LUCK_MATCH_SECONDS = float(os.environ.get("LUCK_MATCH_SECONDS", "120"))
 BURACO_EVENTS_POLL_SECONDS = float(os.environ.get("EVENTS_POLL_SECONDS", "1"))
 BURACO_EVENTS_MAX_SECONDS = float(os.environ.get("EVENTS_MAX_SECONDS", "600"))
 # The sweep runs under Celery beat: one beat per site (`make worker` embeds one with -B).

@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/", include("accounts.urls")),
     path("api/", include("records.urls")),
     path("api/", include("analysis.urls")),
+    path("api/", include("luck.urls")),
     path("api/", include("reviews.urls")),
     # Last of the API: any other /api/ path is a JSON 404, with DEBUG on too (Django's own 404
     # is then an HTML page, handler404 below is not used).

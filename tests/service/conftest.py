@@ -32,7 +32,7 @@ from buraco_site.celery import app as celery_app
 
 ROOT = Path(__file__).resolve().parents[2]
 # As `make worker` and the README start workers: settings.BURACO_QUEUES in order (a test checks).
-WORKER_QUEUES = "interactive,bulk,analysis,reverify"
+WORKER_QUEUES = "interactive,bulk,analysis,reverify,luck"
 
 
 @pytest.fixture(autouse=True)

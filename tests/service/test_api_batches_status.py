@@ -26,7 +26,7 @@ from .helpers import (
 
 pytestmark = pytest.mark.usefixtures("fast_passwords")
 
-QUEUES = ("interactive", "bulk", "analysis", "reverify")
+QUEUES = ("interactive", "bulk", "analysis", "reverify", "luck")
 
 
 def progress(client: APIClient, batch: int) -> dict[str, Any]:
