@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "records",
     "analysis",
     "reviews",
+    "training",
     "pages",
 ]
 
