@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from django.contrib.auth.models import AnonymousUser
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db.models import QuerySet
 
 from analysis.models import player_key
@@ -22,8 +21,8 @@ def trainable(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Puzzle]:
     own uploads, and those a coach shared of matches the user owns."""
     if not user.is_authenticated:
         return Puzzle.objects.none()
-    sync_puzzles(user)  # type: ignore[arg-type]
-    readable = permissions.readable_matches(user=user).values("pk")
+    sync_puzzles(user)
+    readable = permissions.readable_matches(user=cast(User, user)).values("pk")
     return (Puzzle.objects.filter(user_id=user.pk, finding__match__in=readable)
             .select_related("finding", "finding__match", "shared_by").order_by("due", "id"))
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ..actions import DISCARD, parse_action
+from ..actions import DISCARD, ActionSyntaxError, parse_action
 from ..cards import CARD_TEXT
 from ..errors import BuracoError
 from ..notation import Record
@@ -116,7 +116,7 @@ def _play(start: HandState, seat: int, actions: Sequence[str]) -> _Played:
                                      index, text)
             before = state.copy(log=False) if action.verb == DISCARD else None
             state.apply(action)
-        except BuracoError as error:
+        except (BuracoError, ActionSyntaxError) as error:
             raise IllegalAttempt(f"action {index + 1} ({text!r}) cannot be played: {error.message}", index, text) from error
         if before is not None:
             discards.append((before, action.cards[0]))

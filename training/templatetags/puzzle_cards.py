@@ -17,7 +17,7 @@ RANKS = {"A": "ace", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
 def card(text: str) -> SafeString:
     text = str(text)
     if text.upper() == "JK":
-        return format_html('<span class="pz-card pz-joker" title="joker">JK</span>')
+        return format_html('<span class="pz-card pz-joker" title="{}">JK</span>', "joker")
     rank, suit = text[:-1], text[-1:].lower()
     symbol, name = SUITS.get(suit, (suit, suit))
     shown = "10" if rank == "T" else rank
