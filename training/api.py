@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analysis.api import NAME_PARAMETER
 from analysis.models import Finding
 from apikit.errors import ANY, RETRY_AFTER, ServiceError, StrictCharField, StrictIntegerField, errors
 from apikit.paging import page_parameters, paged, paged_schema
@@ -103,14 +104,17 @@ class PlayerPuzzlesApi(APIView):
             "`name` is a player's name as the records write it (compared without case). Your puzzles are made "
             "from the analysed matches you uploaded (the findings of the seat named as your username, or of "
             "every seat when none is) and from those a coach shared with you (POST /api/puzzles/). A puzzle "
-            "never attempted is due the day it is made. A share link reads no puzzles."
+            "never attempted is due the day it is made. A share link reads no puzzles. 404 when you have "
+            "no puzzle of that player (as for a player with no match you may read)."
         ),
-        parameters=page_parameters(),
+        parameters=[NAME_PARAMETER, *page_parameters()],
         responses={200: paged_schema("PlayerPuzzles", PuzzleSerializer(many=True), player=serializers.CharField()),
                    **errors(*ANY, 404)},
     )
     def get(self, request: Request, name: str) -> Response:
-        puzzles = selectors.puzzles_of_player(_user(request), name)
+        puzzles = selectors.puzzles_of_player(_user(request), name) if "\x00" not in name else Puzzle.objects.none()
+        if not puzzles.exists():
+            raise exceptions.NotFound(f"no puzzle of {name!r} for you")
         return paged(request, puzzles, PuzzleSerializer, self, extra={"player": name})
 
 
