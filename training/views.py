@@ -18,6 +18,13 @@ from records.api.hands import MAX_ACTION_CHARS, MAX_TRY_ACTIONS
 from . import selectors, services
 from .api import QUESTION, answer_body
 
+# What a puzzle's points are, per kind (docs/analysis.md, "Training").
+VALUE_LABELS = {
+    "missed-canasta": "the canasta bonus your side's melds hold after the turn",
+    "missed-going-out": "the hand's margin for your side",
+    "dangerous-discard": "minus the pile's points when your discard lets the next player take it",
+}
+
 
 @login_required
 def training(request: HttpRequest) -> HttpResponse:
@@ -44,7 +51,8 @@ def puzzle_page(request: HttpRequest, puzzle_id: int) -> HttpResponse:
     puzzle = selectors.puzzle_for(request.user, puzzle_id)
     if puzzle is None:
         raise Http404("no such puzzle of yours")
-    context: dict[str, Any] = {"puzzle": puzzle, "question": QUESTION, "player": selectors.player_name(puzzle)}
+    context: dict[str, Any] = {"puzzle": puzzle, "question": QUESTION, "player": selectors.player_name(puzzle),
+                               "value_label": VALUE_LABELS.get(puzzle.finding.kind, "points")}
     status = 200
     typed = ""
     if request.method == "POST":

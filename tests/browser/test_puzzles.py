@@ -50,7 +50,9 @@ def test_a_puzzle_solved_and_one_failed_comes_back_sooner(new_page: Any, player:
     page = new_page(width=width, height=900)
     upload(page, player, TEXT)
     shot = "phone" if width < 600 else "desktop"
-    page.goto("/training/")
+    page.goto("/")
+    page.click("#training-link")  # the home page leads to training
+    page.wait_for_url(re.compile(r"/training/$"))
     due = due_ids(page)
     assert len(due) >= 2
     solved, failed = due[0], due[1]
