@@ -117,10 +117,9 @@ def main() -> int:
     setup_django(env)
     populate(options.findings, options.matches, options.seed)
 
+    from django.contrib.auth.models import User
     from django.db import connection
     from rest_framework.test import APIClient
-
-    from django.contrib.auth.models import User
     client = APIClient()
     client.force_authenticate(User.objects.get(username="bench"))
     print(f"PostgreSQL {version}; {options.findings} findings over {options.matches} matches; "
