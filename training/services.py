@@ -20,7 +20,6 @@ from django.utils import timezone
 from analysis.models import Finding
 from buraco.analysis.puzzles import PUZZLE_KINDS, IllegalAttempt, Judgement, judge, makes_puzzle
 from records import selectors as records_selectors
-from records.models import Match
 
 from .models import Attempt, Puzzle
 from .scheduling import Schedule, quality_of, review
@@ -49,10 +48,10 @@ def sync_puzzles(user: AbstractBaseUser) -> int:
     seats: dict[int, set[int]] = {}
     new = []
     today = timezone.now().date()
-    for finding_id, match_id, seat in candidate_findings(user).values_list("id", "match_id", "seat"):
+    rows = candidate_findings(user).values_list("id", "match_id", "seat", "match__players")
+    for finding_id, match_id, seat, players in rows:  # one query, whatever the number of matches
         if match_id not in seats:
-            players = Match.objects.filter(pk=match_id).values_list("players", flat=True).first() or []
-            seats[match_id] = set(own_seats(list(players), username))
+            seats[match_id] = set(own_seats(list(players or []), username))
         if seat in seats[match_id]:
             new.append(Puzzle(finding_id=finding_id, user_id=user.pk, due=today))
     if new:

@@ -45,7 +45,7 @@ application = get_wsgi_application()
 
 SEED = 20_240_808  # any fixed number: CI sends the same requests every run
 EXAMPLES = 20  # fuzzed requests per operation (valid and invalid); the coverage phase adds its own cases
-STATEFUL_EXAMPLES = 15  # sequences of linked calls (each up to 6 steps)
+STATEFUL_EXAMPLES = 20  # sequences of linked calls (each up to 6 steps): 15 no longer reached an upload once the schema grew
 
 # Every check schemathesis has (--checks all): what the earlier run checked (no 5xx, documented
 # statuses, content types, headers and bodies), and that invalid data is refused and valid data
@@ -269,7 +269,10 @@ def test_linked_operations_hold_together(stored: Data, rates: None) -> None:
     from hypothesis import settings as hypothesis_settings
     from hypothesis.stateful import run_state_machine_as_test
 
-    base = schema.as_state_machine()
+    # The training operations link to nothing and nothing links to them (their ids come from a
+    # list): left out of the sequences, whose first steps they would otherwise take up; the test
+    # above checks each of them.
+    base = schema.exclude(path_regex=r"puzzles").as_state_machine()
     calls: list[tuple[str, int]] = []
 
     class Workflow(base):  # type: ignore[valid-type, misc]
