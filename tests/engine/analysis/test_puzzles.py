@@ -59,3 +59,17 @@ def test_an_attempt_that_cannot_be_played_is_refused_naming_the_action() -> None
         with pytest.raises(IllegalAttempt) as refused:
             judge(record, finding, actions)
         assert refused.value.index == index and words in refused.value.message, refused.value.message
+
+
+def test_a_turn_better_than_the_one_played_but_short_of_the_witness_is_good() -> None:
+    import dataclasses
+
+    record = play_match("cerrado", players=2, hands=1, seed=3, mistakes=0.3)
+    finding = next(f for f in analyze(record) if makes_puzzle(f) and f.kind == "missed-canasta")
+    assert finding.seat is not None and finding.points is not None
+    played = played_turn(record, finding.hand, witness_start(record, finding), finding.seat)
+    # Said to have cost 50 more than it did, the turn as played now beats "the turn as played"
+    # by 50 without reaching the witness.
+    inflated = dataclasses.replace(finding, points=finding.points + 50)
+    judged = judge(record, inflated, played)
+    assert (judged.verdict, judged.short_by, judged.points - judged.played_points) == ("good", finding.points, 50)
