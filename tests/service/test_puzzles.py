@@ -313,3 +313,16 @@ def test_the_pages_list_the_due_puzzles_and_judge_a_turn(owner: User, match_id: 
     refused = client.post(f"/training/{puzzle.pk}/", {"actions": f"p{finding.seat} draw; p{finding.seat} discard 9x"})
     assert refused.status_code == 400 and b"9x" in refused.content
     assert client.get("/training/999999/").status_code == 404
+
+
+def test_the_pages_show_nobody_else_a_puzzle(owner: User, stranger: User, match_id: int, client: Any) -> None:
+    client.force_login(owner)
+    assert client.get("/training/").status_code == 200
+    puzzle = owner.puzzles.first()
+    assert puzzle is not None
+    client.logout()
+    assert client.get(f"/training/{puzzle.pk}/").status_code == 302  # to the log-in page
+    client.force_login(stranger)
+    assert client.get(f"/training/{puzzle.pk}/").status_code == 404
+    assert client.post(f"/training/{puzzle.pk}/", {"actions": "p1 draw"}).status_code == 404
+    assert f"/training/{puzzle.pk}/".encode() not in client.get("/training/").content
