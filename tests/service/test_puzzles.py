@@ -326,3 +326,12 @@ def test_the_pages_show_nobody_else_a_puzzle(owner: User, stranger: User, match_
     assert client.get(f"/training/{puzzle.pk}/").status_code == 404
     assert client.post(f"/training/{puzzle.pk}/", {"actions": "p1 draw"}).status_code == 404
     assert f"/training/{puzzle.pk}/".encode() not in client.get("/training/").content
+
+
+def test_training_stands_below_pages() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "training"
+    for source in root.rglob("*.py"):
+        text = source.read_text()
+        assert "from pages" not in text and "import pages" not in text, source
