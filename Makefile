@@ -22,15 +22,15 @@ worker: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/mypy --strict buraco
-	$(BIN)/mypy --config-file mypy-service.ini accounts apikit records analysis reviews pages luck buraco_site
+	$(BIN)/mypy --config-file mypy-service.ini accounts apikit records analysis reviews pages training luck buraco_site
 	$(BIN)/python tests/run.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict buraco
-	$(BIN)/mypy --config-file mypy-service.ini accounts apikit records analysis reviews pages luck buraco_site
+	$(BIN)/mypy --config-file mypy-service.ini accounts apikit records analysis reviews pages training luck buraco_site
 
 lint: $(STAMP)
-	$(BIN)/ruff check buraco accounts apikit records analysis reviews pages luck buraco_site tests bench
+	$(BIN)/ruff check buraco accounts apikit records analysis reviews pages training luck buraco_site tests bench
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "analysis",
     "luck",  # above records and analysis: the luck of the draws, after the analysis
     "reviews",
+    "training",
     "pages",
 ]
 

@@ -18,11 +18,13 @@ urlpatterns = [
     path("api/", include("analysis.urls")),
     path("api/", include("luck.urls")),
     path("api/", include("reviews.urls")),
+    path("api/", include("training.urls")),
     # Last of the API: any other /api/ path is a JSON 404, with DEBUG on too (Django's own 404
     # is then an HTML page, handler404 below is not used).
     re_path(r"^api/", api_not_found, name="api-not-found"),
     path("", include("accounts.page_urls")),  # sign-up, and the log-in page before Django's own
     path("accounts/", include("django.contrib.auth.urls")),
+    path("", include("training.page_urls")),
     path("", include("pages.urls")),
 ]
 

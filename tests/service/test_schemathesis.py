@@ -73,6 +73,7 @@ class Data:
         self.reviews: list[int] = []
         self.comments: list[int] = []
         self.batches: list[int] = []
+        self.puzzles: list[int] = []
         self.players: list[str] = []
         self.usernames: list[str] = []
         self.plies: dict[tuple[int, int], int] = {}  # (match, hand): the hand's actions
@@ -83,9 +84,10 @@ class Data:
 
 # Valid data the schema cannot tell from invalid: what a record says (an upload), a hand or ply
 # past the match's own (a comment, a try), a user who does not exist (sharing), a password
-# Django's validators find too common: these operations may refuse schema-valid data with a 400.
+# Django's validators find too common, a puzzle's turn the engine cannot play, a finding that
+# makes no puzzle: these operations may refuse schema-valid data with a 400.
 SEMANTIC_400 = ["matches_create", "matches_reviews_comments_create", "matches_hands_try_create",
-                "matches_shared_with_create", "auth_signup_create"]
+                "matches_shared_with_create", "auth_signup_create", "puzzles_attempts_create", "puzzles_create"]
 CONFIG = schemathesis.Config.from_dict(
     {
         "seed": SEED,
@@ -133,7 +135,8 @@ def _real_ids(data: Data, label: str, parameters: dict[str, Any] | None) -> dict
     hand = out.get("hand")
     if "ply" in out and not _kept(out["ply"]):
         out["ply"] = out["ply"] % (data.plies.get((match_id, hand), 40) + 2)  # past the last one at times
-    for name, pool in (("review_id", data.reviews), ("comment_id", data.comments), ("batch_id", data.batches)):
+    for name, pool in (("review_id", data.reviews), ("comment_id", data.comments), ("batch_id", data.batches),
+                       ("puzzle_id", data.puzzles)):
         if name in out and not _kept(out[name]):
             out[name] = _pick(pool, out[name])
             if name == "review_id" and not _kept(parameters["match_id"]):
@@ -207,6 +210,9 @@ def stored(transactional_db: Any, upload: Callable[..., Any], django_capture_on_
         detail = api.get(f"/api/matches/{match_id}/").json()
         data.players = sorted({*data.players, *detail["players"]})
         data.plies.update({(match_id, hand["number"]): hand["actions"] for hand in detail["hands"]})
+    for name in data.players:  # the owner's puzzles are made as they are listed
+        listed = api.get(f"/api/players/{name}/puzzles/", {"page_size": 500})
+        data.puzzles.extend(p["id"] for p in (listed.json()["results"] if listed.status_code == 200 else []))
     data.records = [record_text(hands=1, seed=100 + i).encode() for i in range(3)]
     data.usernames = ["coach", "ana"]
     data.token = Token.objects.get(user=owner).key
@@ -263,7 +269,10 @@ def test_linked_operations_hold_together(stored: Data, rates: None) -> None:
     from hypothesis import settings as hypothesis_settings
     from hypothesis.stateful import run_state_machine_as_test
 
-    base = schema.as_state_machine()
+    # The training operations link to nothing and nothing links to them (their ids come from a
+    # list): left out of the sequences, whose first steps they would otherwise take up; the test
+    # above checks each of them.
+    base = schema.exclude(path_regex=r"puzzles").as_state_machine()
     calls: list[tuple[str, int]] = []
 
     class Workflow(base):  # type: ignore[valid-type, misc]

@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("training/", views.training, name="training"),
+    path("training/<int:puzzle_id>/", views.puzzle_page, name="puzzle"),
+]
