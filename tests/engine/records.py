@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import functools
+import os
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -31,5 +32,9 @@ EVERY_PAIR = pytest.mark.parametrize("case", VARIANT_PLAYERS, ids=[f"{v}-{n}" fo
 
 def per_pair(examples: int) -> settings:
     """Hypothesis settings giving about ``examples`` in all over the pairs, one per pair at least."""
+    # Derandomized: the same seeds on every run, so that CI's verdict is the code's, not the
+    # draw's (a random run found two search disagreements, now pinned as tests of their own);
+    # more seeds are a longer run away: HYPOTHESIS_RANDOM=1 draws new ones.
     return settings(max_examples=max(1, round(examples / len(VARIANT_PLAYERS))), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+                    suppress_health_check=[HealthCheck.too_slow],
+                    derandomize=not os.environ.get("HYPOTHESIS_RANDOM"), database=None)

@@ -131,6 +131,14 @@ def test_the_going_out_search_agrees_with_the_reference_in_abierto_4_seed_0() ->
     compare_searches(("abierto", 4), 0)
 
 
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "found by a random run of the property above: abierto-sucio, 4 players, seed 698, ply 75, "
+    "p3's take: the canasta search's best bonus differs from the reference's (400 against 500)"
+))
+def test_the_canasta_search_agrees_with_the_reference_in_abierto_sucio_4_seed_698() -> None:
+    compare_searches(("abierto-sucio", 4), 698)
+
+
 def compare_searches(case: tuple[str, int], seed: int) -> None:
     """On every turn's draw steps (the one played and each take passed over): the same most
     canasta bonus above the turn as played, and the same best going-out margin, wherever
