@@ -127,6 +127,8 @@ def test_the_page_shows_the_figures_a_chart_and_the_matches_and_names_link_to_it
     body = owner_api.get("/api/players/ana/").json()
     html = page.get("/players/Ana/").content.decode()
     assert f"<td>{body['findings_per_100_turns']}</td>" in html
+    assert body["luck"] is not None  # the luck job ran after the analysis (jobs run inline here)
+    assert 'id="player-luck"' in html and f"<strong>{body['luck']['adjusted']}</strong>" in html
     assert html.count('<circle class="dot"') == 2 * len(body["over_time"])  # two charts, a dot per match
     assert f'href="/matches/{games["one"]}/"' in html and 'href="/players/Bo/"' in html
     assert '/findings/?player=Ana' in html
