@@ -7,8 +7,12 @@ and judged by the engine's own rules: :func:`candidate_melds` and
 :func:`candidate_lay_offs` only propose, :func:`legal_plays` keeps what the
 state's ``verify_*`` methods accept. Proposing is complete up to identical
 cards: whatever legal meld or lay-off a hand can make, some candidate makes a
-meld of the same cards in the same layout. The take-time check of ``use-top``
-and ``dig``, the bots and the analysis all read plays from here.
+meld of the same cards in the same layout; except, unless ``held_gaps`` is
+asked for, a lay-off leaving a gap for the run's own wild at a place whose
+natural card the hand holds (proposed once that card has left the hand). The
+analysis asks for those; the take-time check of ``use-top`` and ``dig`` and the
+bots do not yet (so that check may refuse a take whose only use is such a
+lay-off). They all read plays from here.
 
 >>> from buraco.cards import parse_cards
 >>> from buraco.rules import VARIANTS

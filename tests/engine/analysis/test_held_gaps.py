@@ -28,7 +28,8 @@ def test_going_out_lays_off_a_card_whose_gap_the_wild_fills_while_the_natural_is
     """burraco-106 (a wild moves anywhere, gaps included): the 6h is needed for 6h 6s 6d,
     so the 5h goes onto 7h 8h 9h 2d alone, the 2d moving down into the 6's place
     (5h 2d 7h 8h 9h); 5h 6h onto the run would leave 6s 6d with no meld. Every other
-    card has its one place, and the 3d is thrown."""
+    card has its one place, and the 3d is thrown. (The search found this one before
+    held gaps too, placing a 6 first: the test below is the one it missed.)"""
     state = after_dead("burraco-106", "5h 6h 6s 6d Jd Qd Kd Ts Js Qs Ks", "3d")
     assert sorted(hand(state, 1)) == sorted("3d 5h 6h 6s 6d Jd Qd Kd Ts Js Qs Ks".split())
     exit_ = best_exit(state)
