@@ -5,7 +5,10 @@ such a lay-off while that natural card is still in hand."""
 
 from __future__ import annotations
 
+from buraco.analysis import MISSED_CANASTA, analyze_record
 from buraco.analysis.search import best_exit
+from buraco.analysis.witness import replay_witness
+from buraco.selfplay import play_match
 from buraco.state import HandState
 
 from ..helpers import build, hand, play
@@ -60,3 +63,20 @@ def test_going_out_lays_off_a_low_ace_and_the_card_whose_wild_fills_its_gap() ->
     texts = [a.text for a in exit_.actions]
     assert "p1 add m1 Ah>low Qh" in texts, texts
     assert exit_.state.is_over and exit_.state.out_by == 1
+
+
+def test_the_canasta_search_lays_off_leaving_the_gap_of_a_card_a_meld_needs() -> None:
+    """The canasta search, on a self-play hand (cerrado, 2 players, seed 12, mistakes 0.3):
+    at ply 139 p1 could take the pile and lay 7c 9c 4c off on m1 (3c 2h 5c 6c): the 4c
+    displaces the 2h into the 8's place the 7c and 9c leave, a dirty canasta of seven,
+    while the 8c held goes into 8c 8d 2s, the meld that uses the pile's card. With the
+    8c still in hand the generator used to fill the 8's place with it, and the pile's
+    obligation is met last, so the search never saw that lay-off."""
+    record = play_match("cerrado", players=2, hands=1, seed=12, mistakes=0.3)
+    findings = [f for f in analyze_record(record).findings if f.kind == MISSED_CANASTA and f.ply == 139]
+    assert len(findings) == 1, findings
+    finding = findings[0]
+    assert (finding.seat, finding.points) == (1, 100)
+    assert "p1 add m1 7c 9c 4c" in finding.witness
+    state = replay_witness(record, finding)
+    assert state.melds[0].shape.text() == "3c 4c 5c 6c 7c 2h 9c"
