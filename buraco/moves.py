@@ -7,8 +7,12 @@ and judged by the engine's own rules: :func:`candidate_melds` and
 :func:`candidate_lay_offs` only propose, :func:`legal_plays` keeps what the
 state's ``verify_*`` methods accept. Proposing is complete up to identical
 cards: whatever legal meld or lay-off a hand can make, some candidate makes a
-meld of the same cards in the same layout. The take-time check of ``use-top``
-and ``dig``, the bots and the analysis all read plays from here.
+meld of the same cards in the same layout; except, unless ``held_gaps`` is
+asked for, a lay-off leaving a gap for the run's own wild at a place whose
+natural card the hand holds (proposed once that card has left the hand). The
+analysis asks for those; the take-time check of ``use-top`` and ``dig`` and the
+bots do not yet (so that check may refuse a take whose only use is such a
+lay-off). They all read plays from here.
 
 >>> from buraco.cards import parse_cards
 >>> from buraco.rules import VARIANTS
@@ -230,6 +234,7 @@ def candidate_lay_offs(
     containing: int | None = None,
     min_length: int = 0,
     substitutes: bool = True,
+    held_gaps: bool = False,
 ) -> Iterator[tuple[CardToken, ...]]:
     """Token lists for every lay-off of ``hand`` cards onto a meld of ``shape``.
 
@@ -237,9 +242,16 @@ def candidate_lay_offs(
     most one wild in all: the meld's own wild staying, or moved when its natural
     card comes (to a gap the new cards leave, or where the rule set or a
     directive puts it), or one new wild in a clean run.
+
+    With ``held_gaps``, the gap a run's own wild may move to is also left at a place
+    whose natural card the hand holds (kept back for another play): ``Ah>low Qh`` on
+    ``3h..Jh 2d=Qh Kh Ah`` while holding the 2h, the 2d moving to the 2's place. Without
+    it, such a lay-off is proposed only once the natural card has left the hand. (The
+    analysis's searches ask for them: a search placing cards one play at a time must
+    see every lay-off the cards allow whatever else is still held.)
     """
     if shape.is_run:
-        found = _run_lay_offs(variant, shape, hand, containing, min_length, substitutes)
+        found = _run_lay_offs(variant, shape, hand, containing, min_length, substitutes, held_gaps)
     else:
         found = _set_lay_offs(variant, shape, hand, containing, min_length)
     seen: set[tuple[CardToken, ...]] = set()
@@ -273,16 +285,45 @@ def _side_extensions(hand: Sequence[int], suit: int, places: Iterable[int]) -> I
         yield place, list(held), list(missing)
 
 
+def _side_extensions_with_gaps(hand: Sequence[int], suit: int, places: Iterable[int]) -> Iterator[tuple[int, list[int], list[int]]]:
+    """:func:`_side_extensions`, and at each farthest place also every way of leaving
+    missing one place whose natural card the hand holds (kept back for another play; the
+    places of one side are distinct cards). The greedy way comes first, as there."""
+    ways: list[tuple[list[int], list[int]]] = [([], [])]  # (places held, places missing)
+    for place in places:
+        present = hand[_RUN[suit][place]] > 0
+        grown: list[tuple[list[int], list[int]]] = []
+        for held, missing in ways:
+            if present:
+                grown.append(([*held, place], missing))
+            if not missing:
+                grown.append((held, [place]))
+        if not grown:
+            return
+        ways = grown
+        for held, missing in ways:
+            yield place, list(held), list(missing)
+
+
 def _run_lay_offs(
-    variant: Variant, shape: Shape, hand: Sequence[int], containing: int | None, min_length: int, substitutes: bool
+    variant: Variant,
+    shape: Shape,
+    hand: Sequence[int],
+    containing: int | None,
+    min_length: int,
+    substitutes: bool,
+    held_gaps: bool = False,
 ) -> Iterator[tuple[CardToken, ...]]:
     suit, low, high = shape.suit, shape.low, shape.high
     if containing is not None and not IS_WILD_KIND[containing] and SUIT_OF[containing] != suit:
         return
     wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
     wild = shape.wild
-    lows = [(low, [], []), *_side_extensions(hand, suit, range(low - 1, 0, -1))]
-    highs = [(high, [], []), *_side_extensions(hand, suit, range(high + 1, 15))]
+    # A gap at a place whose natural is held matters only for the meld's own wild, which
+    # may move there (a new wild in a clean run is a substitute, proposed anyway).
+    sides = _side_extensions_with_gaps if held_gaps and wild is not None and variant.wild_move != "fixed" else _side_extensions
+    lows = [(low, [], []), *sides(hand, suit, range(low - 1, 0, -1))]
+    highs = [(high, [], []), *sides(hand, suit, range(high + 1, 15))]
     for first, held_low, missing_low in lows:
         for last, held_high, missing_high in highs:
             if last - first + 1 > 14 or len(missing_low) + len(missing_high) > 1:
@@ -411,9 +452,11 @@ def lay_off_plays(
     min_length: int = 0,
     substitutes: bool = True,
     melds: Iterable[int] | None = None,
+    held_gaps: bool = False,
 ) -> Iterator[Play]:
     """Every legal lay-off of the player to act, on each meld they may extend
-    (or on ``melds``), with every legal place of a wild that moves."""
+    (or on ``melds``), with every legal place of a wild that moves (``held_gaps``: as
+    :func:`candidate_lay_offs` says)."""
     seat = state.turn
     numbers = melds if melds is not None else range(1, len(state.melds) + 1)
     hand = state.hands[seat]
@@ -424,7 +467,8 @@ def lay_off_plays(
         if len(shape.cards) + state.hand_sizes[seat] < min_length:
             continue
         for tokens in candidate_lay_offs(
-            state.variant, shape, hand, containing=containing, min_length=min_length, substitutes=substitutes
+            state.variant, shape, hand, containing=containing, min_length=min_length, substitutes=substitutes,
+            held_gaps=held_gaps,
         ):
             try:
                 result = state.verify_add(seat, number, tokens)
@@ -477,11 +521,11 @@ def legal_plays(state: HandState) -> Iterator[Action]:
         yield dead_action(state.turn)
 
 
-def plays_using(state: HandState, card: int) -> Iterator[Play]:
+def plays_using(state: HandState, card: int, *, held_gaps: bool = False) -> Iterator[Play]:
     """The legal melds and lay-offs holding ``card`` that meet the obligation of
     the pile just taken (rules.md 4, ``use-top`` and ``dig``). Lay-offs come first
     and plays without substituted wilds before those with: the take-time check
-    stops at the first."""
+    stops at the first. (``held_gaps``: as :func:`candidate_lay_offs` says.)"""
     obligation = state.obligation
     numbers: Iterable[int] = range(1, len(state.melds) + 1)
     use_top = obligation is not None and bool(obligation.before)
@@ -490,7 +534,7 @@ def plays_using(state: HandState, card: int) -> Iterator[Play]:
     seen: set[str] = set()
     for substitutes in (False, True):
         if not (use_top and card == JOKER_CODE):  # a joker on top always goes into a new meld
-            for play in lay_off_plays(state, containing=card, melds=numbers, substitutes=substitutes):
+            for play in lay_off_plays(state, containing=card, melds=numbers, substitutes=substitutes, held_gaps=held_gaps):
                 if play.action.text not in seen and (obligation is None or state.add_meets_obligation(
                     obligation, state.melds[play.meld - 1], play.shape, play.cards
                 )):

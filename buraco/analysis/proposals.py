@@ -106,7 +106,7 @@ class Proposals:
     def _judge_lay_offs(self, shape: Shape, hand: Sequence[int]) -> LayOffTable:
         variant = self.variant
         plays = []
-        for tokens in candidate_lay_offs(variant, shape, hand):
+        for tokens in candidate_lay_offs(variant, shape, hand, held_gaps=True):
             try:
                 result = resolve_add(shape, tokens, variant)
             except IllegalActionError:

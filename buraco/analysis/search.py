@@ -1268,6 +1268,10 @@ class _ExitSearch:
         """The card still to place with the fewest melds and lay-offs holding it, and those
         plays (none: no meld or lay-off can hold it, now or later in the turn: a card that
         fits only a meld laid this turn fits that meld's cards from the hand now).
+        Sound because a card's plays from this hand include every play of it that the
+        hand left later would allow: the proposals keep a gap for a run's wild at a
+        place whose natural card is still held (``held_gaps`` in :mod:`buraco.moves`),
+        so spending that card first opens no lay-off not listed here.
 
         The plays are counted card by card (a count stops once it cannot be the fewest)
         and listed for the card chosen only, in the generator's order: new melds (as

@@ -183,7 +183,7 @@ def _canasta_plays(state: HandState, side: int, with_obligation: bool = True) ->
             seen.add(play.action.text)
             yield play
     own = [m.number for m in state.melds if m.side == side]  # another side's canasta is not ours
-    for play in lay_off_plays(state, min_length=7, melds=own):
+    for play in lay_off_plays(state, min_length=7, melds=own, held_gaps=True):
         meld = state.melds[play.meld - 1]
         was = canasta_bonus(meld.kind(variant), variant)
         if play.action.text not in seen and canasta_bonus(canasta_kind(play.shape, variant, meld.founding), variant) > was:
@@ -199,7 +199,7 @@ def _least_obligation_plays(state: HandState, card: int) -> list[Play]:
     holds matters for no canasta (a canasta grown from it is itself a play that meets
     the obligation, among the canasta plays)."""
     by_cards: dict[tuple[int, ...], Play] = {}
-    for play in plays_using(state, card):
+    for play in plays_using(state, card, held_gaps=True):
         by_cards.setdefault(tuple(sorted(play.cards)), play)
     spends = {cards: Counter(cards) for cards in by_cards}
     least = []
@@ -297,7 +297,7 @@ def best_exit(state: HandState) -> Exit | None:
             return
         if kept < 0:
             visit(node, line, pivot)  # keep the pivot back for the going-out discard
-        for play in (*meld_plays(node, containing=pivot), *lay_off_plays(node, containing=pivot)):
+        for play in (*meld_plays(node, containing=pivot), *lay_off_plays(node, containing=pivot, held_gaps=True)):
             if kept >= 0 and _spends_kept(play, hand, kept):
                 continue
             visit(_after(node, play.action), (*line, play.action), kept)
@@ -350,7 +350,7 @@ def _most_constrained(state: HandState, seat: int, kept: int) -> tuple[int, int]
         for shape in melds:
             if ways >= fewest:
                 break
-            for _ in candidate_lay_offs(variant, shape, hand, containing=card):
+            for _ in candidate_lay_offs(variant, shape, hand, containing=card, held_gaps=True):
                 ways += 1
                 if ways >= fewest:
                     break
