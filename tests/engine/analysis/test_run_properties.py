@@ -11,6 +11,7 @@ count (hypothesis):
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
