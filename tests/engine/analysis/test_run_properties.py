@@ -120,6 +120,14 @@ def test_the_searches_find_what_the_search_they_replaced_finds(case: tuple[str, 
     compare_searches(case, seed)
 
 
+def test_the_canasta_search_agrees_with_the_reference_in_abierto_sucio_4_seed_698() -> None:
+    """Found by the property: p3's take at ply 75, where the reference's line makes 500 (Jh on
+    the hearts run, dirty; 2s in its own place on 3s..8s, clean; Kc Kd Ks on the K set, clean)
+    and the search stopped at 400: its suit-by-suit bound let the K set, which needs no wild,
+    compete with the spades run for the one wild in hand."""
+    compare_searches(("abierto-sucio", 4), 698)
+
+
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "found when the property first ran for every pair: abierto, 4 players, seed 0, p2's draw of 8d "
     "at ply 122: best_exit finds no going out where the reference finds one with margin 810. The "
