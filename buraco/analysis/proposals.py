@@ -28,7 +28,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple
 
 from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card
@@ -106,7 +106,7 @@ class Proposals:
     def _judge_lay_offs(self, shape: Shape, hand: Sequence[int]) -> LayOffTable:
         variant = self.variant
         plays = []
-        for tokens in candidate_lay_offs(variant, shape, hand):
+        for tokens in _every_lay_off(variant, shape, hand):
             try:
                 result = resolve_add(shape, tokens, variant)
             except IllegalActionError:
@@ -158,6 +158,31 @@ class Proposals:
         if self.variant.sets and RANK_OF[card] != 2:
             found.extend(self.set_melds(RANK_OF[card], hand).with_card.get(card, ()))
         return found
+
+
+def _every_lay_off(variant: Variant, shape: Shape, hand: Sequence[int]) -> Iterator[tuple[CardToken, ...]]:
+    """:func:`buraco.moves.candidate_lay_offs`, and the run lay-offs it leaves out: those
+    leaving for a wild (the meld's, moved, or one from the hand) a gap whose natural card
+    the hand holds (it fills every place it can: 3c 2h 5c 6c with 4c 7c 8c 9c in hand
+    gets 4c 7c 8c 9c, never 4c 7c 9c with the 2h moving to the 8, which a line keeping
+    the 8c for another meld needs). A run holds one wild at most, so a lay-off leaves one
+    gap at most: it is a lay-off of the hand without one card of that natural."""
+    seen: set[tuple[CardToken, ...]] = set()
+    for tokens in candidate_lay_offs(variant, shape, hand):
+        seen.add(tokens)
+        yield tokens
+    if not shape.is_run or not (shape.wild_index >= 0 or any(hand[w] for w in WILD_CODES)):
+        return
+    fewer = list(hand)
+    for card in RUN_CODES[shape.suit]:
+        if not hand[card] or IS_WILD_KIND[card] or SUIT_OF[card] != shape.suit:
+            continue
+        fewer[card] -= 1
+        for tokens in candidate_lay_offs(variant, shape, fewer):
+            if tokens not in seen:
+                seen.add(tokens)
+                yield tokens
+        fewer[card] += 1
 
 
 def holds(hand: Sequence[int], cards: Sequence[int]) -> bool:
