@@ -260,6 +260,20 @@ def test_a_set_that_needs_no_wild_does_not_compete_for_the_one_wild_in_hand() ->
     check_canasta_finding(record_of(deal, state), finding)
 
 
+def test_a_lay_off_may_leave_the_wild_a_gap_whose_card_the_hand_keeps_for_the_pile() -> None:
+    """cerrado: p1 takes the pile under 8d, whose 8d must go into a new meld with two cards
+    held before (8c 2s). 4c 7c 9c on 3c 2h 5c 6c sends the 2h to the 8: 3c..7c 2h 9c, dirty,
+    and the 8c stays for 8c 8d 2s. With the 8c on the run the 8d has no meld left. The
+    lay-offs proposed once filled every place the hand could, so the 8c always."""
+    deal = build("cerrado", ["3c 2h 5c 6c 4c 7c 8c 9c 2s Qs Jh", ""], stock="Kd 3d")
+    state = deal.state()
+    play(state, "p1 draw", "p1 meld 3c 2h 5c 6c", "p1 discard Kd", "p2 draw", "p2 discard 8d", "p1 take")
+    better = play(state.copy(), "p1 add m1 4c 7c 9c", "p1 meld 8c 8d 2s", "p1 discard Qs")  # the engine judges it
+    assert kinds_after(better, 0) == ["dirty", None] and side_bonus(better, 0) == DIRTY
+    line = best_canasta_line(state)
+    assert line is not None and line.bonus == DIRTY
+
+
 # --- canastas the rules do not allow --------------------------------------------------------
 
 SEVEN_KINGS = "Kc Kc Kd Kd Kh Kh Ks"

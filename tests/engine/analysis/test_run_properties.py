@@ -128,6 +128,13 @@ def test_the_canasta_search_agrees_with_the_reference_in_abierto_sucio_4_seed_69
     compare_searches(("abierto-sucio", 4), 698)
 
 
+def test_the_canasta_search_agrees_with_the_reference_in_cerrado_2_seed_12() -> None:
+    """Found by a sweep of seeds: p1's take of the pile under 8d at ply 132, where the
+    reference makes 100 by 8c 8d 2s and 4c 7c 9c on 3c 2h 5c 6c (the 2h to the 8), and the
+    search found none: its lay-offs never left a gap whose natural card the hand held."""
+    compare_searches(("cerrado", 2), 12)
+
+
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "found when the property first ran for every pair: abierto, 4 players, seed 0, p2's draw of 8d "
     "at ply 122: best_exit finds no going out where the reference finds one with margin 810. The "
