@@ -135,6 +135,14 @@ def test_the_canasta_search_agrees_with_the_reference_in_cerrado_2_seed_12() -> 
     compare_searches(("cerrado", 2), 12)
 
 
+@pytest.mark.parametrize("seed", [57, 77, 80])
+def test_the_reference_agrees_with_the_searches_in_brasil_3(seed: int) -> None:
+    """Found by a sweep of seeds, where the new searches beat the reference (each line
+    replayed by the engine): its obligation plays once left out those spending more cards
+    (57, 77), and it took an exit laying off on another side's meld as ideal (80)."""
+    compare_searches(("brasil", 3), seed)
+
+
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "found when the property first ran for every pair: abierto, 4 players, seed 0, p2's draw of 8d "
     "at ply 122: best_exit finds no going out where the reference finds one with margin 810. The "
