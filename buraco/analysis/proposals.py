@@ -166,7 +166,8 @@ def _every_lay_off(variant: Variant, shape: Shape, hand: Sequence[int]) -> Itera
     the hand holds (it fills every place it can: 3c 2h 5c 6c with 4c 7c 8c 9c in hand
     gets 4c 7c 8c 9c, never 4c 7c 9c with the 2h moving to the 8, which a line keeping
     the 8c for another meld needs). A run holds one wild at most, so a lay-off leaves one
-    gap at most: it is a lay-off of the hand without one card of that natural."""
+    gap at most: it is a lay-off of the hand without one card of that natural (its 2
+    included)."""
     seen: set[tuple[CardToken, ...]] = set()
     for tokens in candidate_lay_offs(variant, shape, hand):
         seen.add(tokens)
@@ -175,8 +176,8 @@ def _every_lay_off(variant: Variant, shape: Shape, hand: Sequence[int]) -> Itera
         return
     fewer = list(hand)
     for card in RUN_CODES[shape.suit]:
-        if not hand[card] or IS_WILD_KIND[card] or SUIT_OF[card] != shape.suit:
-            continue
+        if not hand[card] or card == JOKER_CODE or SUIT_OF[card] != shape.suit:
+            continue  # the suit's 2 too: it may be the natural of the gap's place
         fewer[card] -= 1
         for tokens in candidate_lay_offs(variant, shape, fewer):
             if tokens not in seen:

@@ -143,14 +143,11 @@ def test_the_reference_agrees_with_the_searches_in_brasil_3(seed: int) -> None:
     compare_searches(("brasil", 3), seed)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "found when the property first ran for every pair: abierto, 4 players, seed 0, p2's draw of 8d "
-    "at ply 122: best_exit finds no going out where the reference finds one with margin 810. The "
-    "reference's exit lays off 'Ah>low Qh' on m2 (3h..Jh 2d=Qh Kh Ah): the Qh displaces the 2d into "
-    "the gap the low ace leaves; Ah>low alone is illegal. buraco.moves offers that lay-off, so the "
-    "exit search (analysis/search.py) seems to miss a lay-off whose other card opens the ace's place"
-))
 def test_the_going_out_search_agrees_with_the_reference_in_abierto_4_seed_0() -> None:
+    """Found when the property first ran for every pair (p2's draw of 8d at ply 122): the
+    reference's exit lays off 'Ah>low Qh' on 3h..Jh 2d=Qh Kh Ah, the 2d moving to the 2
+    the low ace opens, while the 2h in hand goes into 7d 8d 2h=9d Td. The search's
+    lay-offs never left a gap whose natural card (here the suit's 2) the hand held."""
     compare_searches(("abierto", 4), 0)
 
 
