@@ -545,22 +545,32 @@ class _Walk:
             without = self._suit_gain(suit, runs, bare)
             total += without
             increases.append(gain - without)
+        # The sets, one more part: the side's sets at their bounds and new set canastas,
+        # with every wild in hand and (where any is held) with none, like each suit.
         variant = self.variant
-        with_wilds = 0
+        with_wilds = without = 0
         for meld in self.melds:
             if meld.side == self.side and not meld.shape.is_run and self.could_grow_to_canasta(meld, suits, ranks, wilds):
-                with_wilds += self.kind_bound(meld) - self.meld_bonus(meld)
+                was = self.meld_bonus(meld)
+                with_wilds += self.kind_bound(meld) - was
+                if bare is not None:
+                    without += max(was, meld_bonus_bound(variant, meld, bare)) - was
         if variant.sets and (variant.set_max is None or variant.set_max >= 7) and self.size >= 7:
             sets = [
                 canasta_bonus(CLEAN if ranks[r] >= 7 else DIRTY, variant)
                 for r in (1, *range(3, 14)) if ranks[r] + min(1, wilds) >= 7
             ]
             with_wilds += sum(sorted(sets, reverse=True)[: self.size // 7])
+            if bare is not None:
+                clean = sum(1 for r in (1, *range(3, 14)) if ranks[r] >= 7)
+                without += canasta_bonus(CLEAN, variant) * min(clean, self.size // 7)
         if bare is None:
             return total + with_wilds
-        # The sets as one more part, every wild granted to it (a bound without wilds would
-        # need its own count; granting them all only raises this part).
-        increases.append(with_wilds)
+        # Not the whole part as an increase: a part that needs no wild must not compete
+        # with the others for the wilds (a K set made clean by three Ks beside a run made
+        # clean by its suit's 2, with one wild in hand, was bounded at one of the two).
+        total += without
+        increases.append(with_wilds - without)
         return total + sum(sorted(increases, reverse=True)[:wilds])
 
     def _suit_gain(self, suit: int, runs: tuple[tuple[int, Shape, int], ...], hand: list[int]) -> int:

@@ -17,7 +17,6 @@ other plays of the line only spend cards.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
@@ -192,22 +191,15 @@ def _canasta_plays(state: HandState, side: int, with_obligation: bool = True) ->
 
 
 def _least_obligation_plays(state: HandState, card: int) -> list[Play]:
-    """The plays meeting the pile's obligation that spend no card beyond another's.
+    """The plays meeting the pile's obligation, one per meld and cards spent.
 
-    A line that meets the obligation with a play spending more cards could meet it
-    with one of these and keep the rest: what a meld made only to meet the obligation
-    holds matters for no canasta (a canasta grown from it is itself a play that meets
-    the obligation, among the canasta plays)."""
-    by_cards: dict[tuple[int, ...], Play] = {}
+    (Once only those spending no card beyond another's: unsound, as a play spending fewer
+    cards may go onto a meld a later raise needs untouched: brasil 3p seed 57, where
+    4s JK=5s on 6s..9s kept 6s..Qs from being clean, and JK=2s 3s 4s did not.)"""
+    by_cards: dict[tuple[int, tuple[int, ...]], Play] = {}
     for play in plays_using(state, card, held_gaps=True):
-        by_cards.setdefault(tuple(sorted(play.cards)), play)
-    spends = {cards: Counter(cards) for cards in by_cards}
-    least = []
-    for cards, play in by_cards.items():
-        mine = spends[cards]
-        if not any(other != cards and not (spends[other] - mine) for other in by_cards):
-            least.append(play)
-    return least
+        by_cards.setdefault((play.meld, tuple(sorted(play.cards))), play)
+    return list(by_cards.values())
 
 
 _ALL_POSITIONS = (1 << 15) - 1  # a new meld's cards all come from its own meld action
@@ -255,8 +247,13 @@ def best_exit(state: HandState) -> Exit | None:
     def ideal(exit_: Exit) -> bool:
         last = exit_.actions[-1] if exit_.actions else None
         thrown = values[last.cards[0]] if last is not None and last.verb == "discard" else 0
-        # In brasil a lay-off may complete another player's canasta, which lowers the margin.
-        return side_bonus(exit_.state, side) >= bound and thrown <= cheapest and _others_bonus(exit_.state, side) <= others
+        # In brasil a lay-off on another side's meld gives that side its cards' points (and
+        # may complete its canasta), which lowers the margin: such an exit is never ideal.
+        onto_others = any(a.verb == "add" and exit_.state.melds[a.meld - 1].side != side for a in exit_.actions)
+        return (
+            not onto_others and side_bonus(exit_.state, side) >= bound and thrown <= cheapest
+            and _others_bonus(exit_.state, side) <= others
+        )
 
     best: list[Exit | None] = [None]
     seen: set[tuple[object, ...]] = set()

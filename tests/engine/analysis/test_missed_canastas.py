@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from buraco.analysis import MISSED_CANASTA
-from buraco.analysis.search import side_bonus
+from buraco.analysis.search import best_canasta_line, side_bonus
 from buraco.notation import Record
 from buraco.replay import replay_hand
 from buraco.state import HandState
@@ -237,6 +237,41 @@ def test_it_finds_an_ace_to_ace_canasta_missed_for_an_ace_to_king() -> None:
     assert (finding.seat, finding.side, finding.points) == (3, 1, ACE_TO_ACE - ACE_TO_KING)
     state = check_canasta_finding(record, finding)
     assert kinds_after(state, 0) == ["ace-to-ace"]
+
+
+def test_a_set_that_needs_no_wild_does_not_compete_for_the_one_wild_in_hand() -> None:
+    """cerrado, 4 players: p1 draws 2s holding Kc Kd Ks, with 3s..8s (p1's) and Kc Kh Kh Ks
+    (p3's) on the table. 2s goes to its own place (2s..8s, clean) and Kc Kd Ks make the set
+    clean: 400. The suit-by-suit bound once weighed the sets only as an increase brought by
+    wilds, so the set and the spades run shared the one wild (2s) and the bound said 200."""
+    deal = build("cerrado", ["3s 4s 5s 6s 7s 8s Kc Kd Ks 9d Jc", "", "Kc Kh Kh Ks"], stock="Jd Qc Qd Qh 2s", players=4)
+    state = deal.state()
+    play(
+        state, "p1 draw", "p1 meld 3s 4s 5s 6s 7s 8s", "p1 discard Jd", "p2 draw", "p2 discard Qc",
+        "p3 draw", "p3 meld Kc Kh Kh Ks", "p3 discard Qd", "p4 draw", "p4 discard Qh", "p1 draw",
+    )
+    better = play(state.copy(), "p1 add m1 2s", "p1 add m2 Kc Kd Ks", "p1 discard 9d")  # the engine judges it
+    assert kinds_after(better, 0) == ["clean", "clean"] and side_bonus(better, 0) == 2 * CLEAN
+    line = best_canasta_line(state)
+    assert line is not None and line.bonus == 2 * CLEAN
+    play(state, "p1 discard 9d")
+    finding = only(record_of(deal, state), MISSED_CANASTA)
+    assert (finding.ply, finding.points) == (12, 2 * CLEAN)
+    check_canasta_finding(record_of(deal, state), finding)
+
+
+def test_a_lay_off_may_leave_the_wild_a_gap_whose_card_the_hand_keeps_for_the_pile() -> None:
+    """cerrado: p1 takes the pile under 8d, whose 8d must go into a new meld with two cards
+    held before (8c 2s). 4c 7c 9c on 3c 2h 5c 6c sends the 2h to the 8: 3c..7c 2h 9c, dirty,
+    and the 8c stays for 8c 8d 2s. With the 8c on the run the 8d has no meld left. The
+    lay-offs proposed once filled every place the hand could, so the 8c always."""
+    deal = build("cerrado", ["3c 2h 5c 6c 4c 7c 8c 9c 2s Qs Jh", ""], stock="Kd 3d")
+    state = deal.state()
+    play(state, "p1 draw", "p1 meld 3c 2h 5c 6c", "p1 discard Kd", "p2 draw", "p2 discard 8d", "p1 take")
+    better = play(state.copy(), "p1 add m1 4c 7c 9c", "p1 meld 8c 8d 2s", "p1 discard Qs")  # the engine judges it
+    assert kinds_after(better, 0) == ["dirty", None] and side_bonus(better, 0) == DIRTY
+    line = best_canasta_line(state)
+    assert line is not None and line.bonus == DIRTY
 
 
 # --- canastas the rules do not allow --------------------------------------------------------
