@@ -180,6 +180,16 @@ CSV_COLUMNS = ["match", "variant", "played_on", "uploaded_at", "players", "hand"
                "severity", "outcome", "points", "turns", "first_ply", "last_ply", "message", "witness", "replay"]
 
 
+def spreadsheet_safe(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one a record's author wrote (a player's name)
+    that starts like a formula gets a leading apostrophe.
+
+    >>> spreadsheet_safe("=HYPERLINK(1)"), spreadsheet_safe("Ana")
+    ("'=HYPERLINK(1)", 'Ana')
+    """
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 class FindingExportApi(APIView):
     @extend_schema(
         summary="The findings explorer's rows as CSV (the same filters and orderings, unpaged)",
@@ -200,10 +210,10 @@ class FindingExportApi(APIView):
             for finding in findings[:EXPORT_LIMIT].iterator(chunk_size=1000):
                 writer.writerow([
                     finding.match_id, finding.match.variant, finding.match.played_on or "",
-                    finding.match.created_at.isoformat(), ", ".join(whose_names(finding)), finding.hand,
+                    finding.match.created_at.isoformat(), spreadsheet_safe(", ".join(whose_names(finding))), finding.hand,
                     "" if finding.ply is None else finding.ply, finding.seat or "", finding.side, finding.kind,
                     finding.severity or "", finding.outcome or "", "" if finding.points is None else finding.points,
-                    finding.turns, finding.first_ply or "", finding.last_ply or "", finding.message,
+                    finding.turns, finding.first_ply or "", finding.last_ply or "", spreadsheet_safe(finding.message),
                     "; ".join(finding.witness or []), base + replay_path(finding),
                 ])
                 yield out.getvalue()

@@ -196,3 +196,13 @@ def test_the_page_lists_the_rows_with_the_filters_and_links(
     assert '/api/findings/export/?player=ana&amp;severity=inaccuracy' in html
     bad = page.get("/findings/", {"severity": "awful"})
     assert bad.status_code == 400 and "severity" in bad.content.decode()
+
+
+def test_a_name_that_starts_like_a_formula_is_text_in_the_csv(owner_api: APIClient, upload: Any) -> None:
+    text = with_players(record_text("cerrado", hands=1, seed=75, mistakes=1.0), "=SUM(A1)", "Bo")
+    upload_one(upload, owner_api, text, "formula.brn")
+    exported = list(csv.DictReader(io.StringIO(b"".join(
+        owner_api.get("/api/findings/export/").streaming_content).decode())))
+    mine = [row for row in exported if "SUM" in row["players"]]
+    assert mine and all(row["players"].startswith("'=SUM(A1)") for row in mine)
+    assert all(not row["players"].startswith("=") for row in exported)
