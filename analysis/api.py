@@ -31,7 +31,7 @@ from records.api.serializers import AnalysisStatusSerializer, analysis_status
 from . import selectors
 from .extras import hand_extras
 from .filters import FINDING_EXPLORER_ORDERINGS, FindingFilter
-from .models import FINDING_FIELDS, Finding
+from .models import FINDING_FIELDS, Finding, whose_players
 from .players import PlayerFilters, player_page
 
 
@@ -122,10 +122,7 @@ class HandFindingsApi(APIView):
 
 def whose_names(finding: Finding) -> list[str]:
     """The players a finding is about, as the record writes them: its seat's, or its side's."""
-    players = list(finding.match.players or [])
-    sides = finding.match.sides or []
-    seats = [finding.seat] if finding.seat else list(sides[finding.side - 1]) if 0 < finding.side <= len(sides) else []
-    return [str(players[seat - 1]) for seat in seats if 0 < seat <= len(players)]
+    return whose_players(list(finding.match.players or []), finding.match.sides, finding.seat, finding.side)
 
 
 def replay_path(finding: Finding) -> str:

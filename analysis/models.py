@@ -78,14 +78,26 @@ def player_key(name: str) -> str:
     return f"\n{json_safe(str(name)).lower()}\n"
 
 
+def whose_players(players: list[str], sides: list[list[int]] | None, seat: int | None, side: int) -> list[str]:
+    """The players a finding is about, as the record writes them: its seat's, or (a scoring
+    mistake, which has no seat) each of its side's.
+
+    >>> whose_players(["Ana", "Bo", "Cy", "Di"], [[1, 3], [2, 4]], None, 2)
+    ['Bo', 'Di']
+    >>> whose_players(["Ana", "Bo"], [[1], [2]], 1, 1)
+    ['Ana']
+    """
+    seats = [seat] if seat else list((sides or [])[side - 1]) if 0 < side <= len(sides or []) else []
+    return [str(players[s - 1]) for s in seats if 0 < s <= len(players)]
+
+
 def whose(players: list[str], sides: list[list[int]] | None, seat: int | None, side: int) -> str:
     """``Finding.players`` of a finding about ``seat`` (or, without one, about ``side``).
 
     >>> whose(["Ana", "Bo", "Cy", "Di"], [[1, 3], [2, 4]], None, 2)
     '\\nbo\\n\\ndi\\n'
     """
-    seats = [seat] if seat is not None else list((sides or [])[side - 1]) if 0 < side <= len(sides or []) else []
-    return "".join(player_key(players[s - 1]) for s in seats if 0 < s <= len(players))
+    return "".join(player_key(name) for name in whose_players(players, sides, seat, side))
 
 
 # A finding's fields: the engine's dataclass says them once (buraco.analysis.Finding); this

@@ -24,7 +24,7 @@ from records.models import Hand, Job
 from records.selectors import visible_matches
 
 from .extras import player_extras
-from .models import Finding
+from .models import Finding, whose_players
 from .selectors import seat_of, side_of, turns_of
 
 FIGURES = ("findings_per_100_turns", "points_lost_per_hand")  # lower is better, for both
@@ -117,16 +117,13 @@ def _tallies(matches: list[dict[str, Any]]) -> dict[tuple[int, str], Tally]:
         .values_list("match_id", "seat", "side", "kind", "severity", "points")
     )
     for match_id, about_seat, side, kind, severity, stake in found:
-        players = list(by_id[match_id]["players"] or [])
-        sides = by_id[match_id]["sides"] or []
-        seats = [about_seat] if about_seat else list(sides[side - 1]) if 0 < side <= len(sides) else []
-        for one in seats:
-            if 0 < one <= len(players):
-                tally = tallies[(match_id, str(players[one - 1]).lower())]
-                tally.by_kind[kind] += 1
-                if severity:
-                    tally.by_severity[severity] += 1
-                tally.points += stake or 0
+        row = by_id[match_id]
+        for name in whose_players(list(row["players"] or []), row["sides"], about_seat, side):
+            tally = tallies[(match_id, name.lower())]
+            tally.by_kind[kind] += 1
+            if severity:
+                tally.by_severity[severity] += 1
+            tally.points += stake or 0
     return tallies
 
 
