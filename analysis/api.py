@@ -251,7 +251,8 @@ def _figure(name: str) -> Any:
 
 def _counted(name: str) -> Any:
     return inline_serializer(name, {"findings": serializers.IntegerField(),
-                                    "per_100_turns": serializers.FloatField(allow_null=True)})
+                                    "per_100_turns": serializers.FloatField(allow_null=True),
+                                    "site": _figure(f"Site{name}")})
 
 
 PLAYER_RESPONSE = inline_serializer("Player", {

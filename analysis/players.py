@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +69,19 @@ def percentile(value: float, others: list[float]) -> float:
     below = sum(1 for o in others if o < value)
     equal = sum(1 for o in others if o == value)
     return round(100 * (below + equal / 2) / len(others), 1)
+
+
+def beside_site(mine: float | None, everyone: list[float | None]) -> dict[str, float | None]:
+    """A figure's ``median`` over every player (those who have it) and ``mine``'s ``percentile``.
+
+    >>> beside_site(2.0, [1.0, 2.0, 3.0, None])
+    {'median': 2.0, 'percentile': 50.0}
+    """
+    values = [v for v in everyone if v is not None]
+    return {
+        "median": round(statistics.median(values), 2) if values else None,
+        "percentile": percentile(mine, values) if values and mine is not None else None,
+    }
 
 
 @dataclass(frozen=True)
@@ -162,13 +176,14 @@ def player_page(*, user: User | AnonymousUser, name: str, filters: PlayerFilters
     figures = total.figures()
     site: dict[str, Any] = {"players": len(everyone)}
     for figure in FIGURES:
-        values = [v for v in (t.figures()[figure] for t in everyone.values()) if v is not None]
-        mine_value = figures[figure]
-        site[figure] = {
-            "median": round(statistics.median(values), 2) if values else None,
-            "percentile": percentile(mine_value, values) if values and mine_value is not None else None,
-        }
+        site[figure] = beside_site(figures[figure], [t.figures()[figure] for t in everyone.values()])
     kinds = [*KINDS, *sorted(k for k in total.by_kind if k not in KINDS)]
+
+    def counted(of: str, counts: Callable[[Tally], Counter[str]]) -> dict[str, Any]:
+        """A kind's (or severity's) count and rate, beside every player's rate of it."""
+        rate = total.per_100_turns(counts(total)[of])
+        return {"findings": counts(total)[of], "per_100_turns": rate,
+                "site": beside_site(rate, [t.per_100_turns(counts(t)[of]) for t in everyone.values()])}
     return {
         "player": name,
         "matches": len(mine),
@@ -177,10 +192,8 @@ def player_page(*, user: User | AnonymousUser, name: str, filters: PlayerFilters
         "findings": sum(total.by_kind.values()),
         "points_lost": total.points,
         **figures,
-        "by_kind": {kind: {"findings": total.by_kind[kind], "per_100_turns": total.per_100_turns(total.by_kind[kind])}
-                    for kind in kinds},
-        "by_severity": {s: {"findings": total.by_severity[s], "per_100_turns": total.per_100_turns(total.by_severity[s])}
-                        for s in SEVERITIES},
+        "by_kind": {kind: counted(kind, lambda t: t.by_kind) for kind in kinds},
+        "by_severity": {severity: counted(severity, lambda t: t.by_severity) for severity in SEVERITIES},
         "site": site,
         "over_time": over_time,
         **player_extras(name, [(row["pk"], seat) for row, seat, _ in mine], PLAYER_EXTRA_KEYS),

@@ -93,6 +93,16 @@ def test_each_figure_stands_beside_the_sites_median_and_the_players_percentile(
         values = [f[figure] for f in everyone.values() if f[figure] is not None]
         assert body["site"][figure]["median"] == round(statistics.median(values), 2)
         assert body["site"][figure]["percentile"] == percentile(everyone["ana"][figure], values)
+    # Each kind's and severity's rate too, beside every player's rate of it.
+    tallies = {"ana": [tally(GAMES["one"], "Ana"), tally(GAMES["two"], "Ana")],
+               "bo": [tally(GAMES["one"], "Bo")], "cy": [tally(GAMES["two"], "Cy")]}
+    for severity in SEVERITIES:
+        rates = {who: round(100 * sum(t["severities"].count(severity) for t in ts) / sum(t["turns"] for t in ts), 2)
+                 for who, ts in tallies.items()}
+        shown = body["by_severity"][severity]
+        assert shown["per_100_turns"] == rates["ana"]
+        assert shown["site"] == {"median": round(statistics.median(rates.values()), 2),
+                                 "percentile": percentile(rates["ana"], list(rates.values()))}, severity
 
 
 def test_its_filters_narrow_the_matches(owner_api: APIClient, games: dict[str, int]) -> None:
