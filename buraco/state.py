@@ -217,7 +217,9 @@ _Op = TypeVar("_Op", Drew, Took, Melded, LaidOff, PickedDead, Discarded)
 
 
 class TableMeld:
-    """A meld on the table; its shape changes as cards are laid off."""
+    """A meld on the table. A lay-off puts a new TableMeld in its place rather than
+    changing this one, so that a copy of the table may share its melds (copies are
+    made once per turn by the analysis, and per line tried by the bots)."""
 
     __slots__ = ("number", "shape", "side", "owner", "founding")
 
@@ -327,7 +329,7 @@ class HandState:
         other.seen = list(self.seen)
         other.dead_taken = list(self.dead_taken)
         other.dead_unplayed = list(self.dead_unplayed)
-        other.melds = [TableMeld(m.number, m.shape, m.side, m.owner, m.founding) for m in self.melds]
+        other.melds = list(self.melds)  # shared: a lay-off replaces a meld, never changes it
         other.melded_points = list(self.melded_points)
         other.operations = list(self.operations) if log else []
         return other
@@ -616,15 +618,16 @@ class HandState:
             points += values[card]
         self.hand_sizes[seat] -= len(laid)
         self.melded_points[self.side_of[seat]] += points
-        if target.shape.is_run and target.founding:
-            target.founding = moved_founding(target.founding, result)
+        founding = target.founding
+        if target.shape.is_run and founding:
+            founding = moved_founding(founding, result)
         obligation = self.obligation
         if obligation is not None and self.add_meets_obligation(obligation, target, result.shape, laid):
             self.obligation = None
         old = target.shape
         new = result.shape
         moved = wild_moves(old, new) if old.is_run and (old.wild_index >= 0 or new.wild_index >= 0) else ()
-        target.shape = new
+        self.melds[number - 1] = TableMeld(number, new, target.side, target.owner, founding)
         operation = self._log(LaidOff(seat, number, new, laid_in_order(new.cards, laid), moved))
         if self.hand_sizes[seat] == 0:
             self._after_emptying_meld(seat)
