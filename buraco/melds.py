@@ -442,10 +442,12 @@ def _add_to_run(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
                 placed = place(shape, laid, choice, directive, wild_from, variant)
             except IllegalActionError as error:
                 # When the 2 cannot be natural it moves as a wild: that attempt's error is the reason.
+                # Kept without its traceback, which holds this frame: the two would make a
+                # cycle that only the cycle collector frees (lay-offs are tried by the thousand).
                 if convert:
-                    natural_error = natural_error or error
+                    natural_error = natural_error or error.with_traceback(None)
                 elif first_error is None:
-                    first_error = error
+                    first_error = error.with_traceback(None)
                 continue
             if convert and placed.wild_to == 0 and directive is not None and directive.place != table_wild:
                 if variant.wild_move == "high-then-low":
@@ -457,7 +459,10 @@ def _add_to_run(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
             return placed._replace(directive=directive_index)
     reason = first_error or natural_error
     assert reason is not None
-    raise reason
+    try:
+        raise reason
+    finally:
+        first_error = natural_error = reason = None  # the traceback holds this frame: no cycle
 
 
 def _names_other_place(token: CardToken, wild_from: int, suit: int) -> bool:
