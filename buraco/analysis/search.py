@@ -106,6 +106,7 @@ class SearchContext:
         self._kind_bounds: dict[tuple[object, ...], int] = {}
         self._new_bounds: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
         self._tables: dict[int, tuple[HandState, tuple[MeldState, ...]]] = {}
+        self._melds: dict[int, tuple[TableMeld, MeldState, int]] = {}
         self._bonuses: dict[tuple[int, int], tuple[HandState, int]] = {}
         self._suit_gains: dict[tuple[object, ...], int] = {}
 
@@ -116,9 +117,22 @@ class SearchContext:
         if found is None or found[0] is not base:
             if len(self._tables) > 64:
                 self._tables.clear()
-            melds = tuple(MeldState(m.number, m.shape, m.side, m.owner, m.founding) for m in base.melds)
+            melds = tuple(self._light(m)[0] for m in base.melds)
             found = self._tables[id(base)] = (base, melds)
         return found[1]
+
+    def _light(self, meld: TableMeld) -> tuple[MeldState, int]:
+        """A table meld as a search keeps it, and its canasta bonus. Remembered by the
+        meld object: a lay-off replaces a table meld rather than changing it, and copies
+        of a table share its melds, so the melds of one turn's table are mostly those of
+        the turn before (the entry keeps the object alive: its id is not reused)."""
+        found = self._melds.get(id(meld))
+        if found is None or found[0] is not meld:
+            if len(self._melds) > 4096:
+                self._melds.clear()
+            light = MeldState(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
+            found = self._melds[id(meld)] = (meld, light, canasta_bonus(meld.kind(self.variant), self.variant))
+        return found[1], found[2]
 
     def bonus_of(self, base: HandState, side: int) -> int:
         """The side's canasta bonus on a table, read once per table and side."""
@@ -127,7 +141,7 @@ class SearchContext:
         if found is None or found[0] is not base:
             if len(self._bonuses) > 64:
                 self._bonuses.clear()
-            found = self._bonuses[key] = (base, side_bonus(base, side))
+            found = self._bonuses[key] = (base, sum(self._light(m)[1] for m in base.melds if m.side == side))
         return found[1]
 
 
@@ -202,6 +216,15 @@ class Start:
         for card in pile[-(take.depth or len(pile)):]:
             hand[card] += 1
         return cls(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
+
+    def counts(self) -> tuple[list[int], list[int], int]:
+        """The hand's cards by suit, by rank, and its wilds (see :meth:`_Walk.counts`),
+        counted once per start (the lists are shared: copy before changing them)."""
+        found: tuple[list[int], list[int], int] | None = self.__dict__.get("_counts")
+        if found is None:
+            found = _counts_of(self.hand)
+            object.__setattr__(self, "_counts", found)
+        return found
 
     def replay(self, line: Sequence[Action]) -> HandState | None:
         """The table after the draw step and ``line``, each action judged by the engine;
@@ -296,7 +319,26 @@ class _Walk:
         self.bonus = context.bonus_of(base, self.side)
         self.nodes = 0
         self.seen: set[tuple[object, ...]] = set()
-        self._suits, self._ranks, self._wilds = _counts_of(self.hand)
+        suits, ranks, self._wilds = start.counts()
+        self._suits, self._ranks = list(suits), list(ranks)
+
+    def root_bound(self) -> int:
+        """``min(bonus_bound(), split_bound())`` at the table the search starts at, worked
+        out once per start: a turn's canasta and going-out searches, and the bounds tried
+        on a take before its search, all begin there."""
+        cache = self.start.__dict__
+        found: int | None = cache.get("_root_bound")
+        if found is None:
+            found = cache["_root_bound"] = min(self.bonus_bound(), self.split_bound())
+        return found
+
+    def root_bonus_bound(self) -> int:
+        """:meth:`bonus_bound` at the table the search starts at, once per start."""
+        cache = self.start.__dict__
+        found: int | None = cache.get("_root_bonus_bound")
+        if found is None:
+            found = cache["_root_bonus_bound"] = self.bonus_bound()
+        return found
 
     def fork(self) -> _Walk:
         """A walk from this table on, with its own transposition table (for a bound)."""
@@ -737,10 +779,9 @@ def best_canasta_line(
         start = Start.after(start)
     context = context or SearchContext(start.base.variant)
     walk = _Walk(start, context)
-    cap = walk.bonus_bound()
-    if cap <= to_beat:
+    if walk.root_bonus_bound() <= to_beat:
         return None
-    cap = min(cap, walk.split_bound())
+    cap = walk.root_bound()
     if cap <= to_beat:
         return None
     search = _CanastaSearch(walk, prefer_discard, to_beat)
@@ -950,10 +991,13 @@ def obligation_plays(walk: _Walk) -> Iterator[tuple[str, int, LayOff | NewMeld]]
 # --- going out -------------------------------------------------------------------------------
 
 
-def best_exit(start: Start | HandState, context: SearchContext | None = None, *, most_bonus: bool = False) -> Exit | None:
+def best_exit(
+    start: Start | HandState, context: SearchContext | None = None, *, most_bonus: bool = False, bonus_to_beat: int = -1
+) -> Exit | None:
     """From the play step, the way of going out this turn with the best margin for the
-    player's side (with ``most_bonus``: the most canasta bonus, then the best margin), or
-    None when no legal line empties the hand by going out.
+    player's side (with ``most_bonus``: the most canasta bonus, then the best margin, of
+    the exits holding more bonus than ``bonus_to_beat``), or None when no legal line
+    empties the hand by going out (so).
 
     Exact cover of the hand by melds and lay-offs: each step places the card with the
     fewest ways to be placed (one card may be kept back for the going-out discard), so
@@ -969,6 +1013,7 @@ def best_exit(start: Start | HandState, context: SearchContext | None = None, *,
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
     walk = _Walk(start, context)
     search = _ExitSearch(walk, most_bonus)
+    search.bonus_to_beat = bonus_to_beat
     if not search.may_qualify():
         return None
     try:
@@ -983,7 +1028,7 @@ def canasta_bound(start: Start, context: SearchContext, to_beat: int) -> bool:
     bounds: False proves none can.) The answer only grows with the cards in hand: a
     deeper take of the pile that cannot beat it proves no shallower one can."""
     walk = _Walk(start, context)
-    return walk.bonus_bound() > to_beat and walk.split_bound() > to_beat
+    return walk.root_bonus_bound() > to_beat and walk.root_bound() > to_beat
 
 
 def may_go_out(start: Start, context: SearchContext) -> bool:
@@ -1024,6 +1069,10 @@ class _ExitSearch:
     def __init__(self, walk: _Walk, most_bonus: bool) -> None:
         self.walk = walk
         self.most_bonus = most_bonus
+        # With most_bonus, exits holding at most this bonus are not asked for: a branch
+        # whose bonus bound is no more is left (a turn that went out is judged against
+        # exits with more bonus than it made: the others are not reported).
+        self.bonus_to_beat = -1
         self.best: Exit | None = None
         self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
         self.prepared = False
@@ -1037,8 +1086,7 @@ class _ExitSearch:
             return
         self.prepared = True
         walk = self.walk
-        root = _Walk(walk.start, walk.context)
-        self.cap = min(root.bonus_bound(), root.split_bound())  # bounds at the table the search starts at
+        self.cap = _Walk(walk.start, walk.context).root_bound()  # bounds at the table the search starts at
         base, seat = walk.start.base, walk.seat
         variant = walk.variant
         values = variant.card_values
@@ -1195,7 +1243,7 @@ class _ExitSearch:
         counts; where they leave room, by the bound suit by suit (:meth:`_Walk.split_bound`),
         dearer but aware that a card cannot go to two runs."""
         best = self.best
-        if best is None:
+        if best is None and self.bonus_to_beat < 0:
             return False
         self.prepare()
         if self.beaten(self.cap, kept, best):
@@ -1204,8 +1252,13 @@ class _ExitSearch:
         counted = min(self.cap, walk.bonus_bound())
         return self.beaten(counted, kept, best) or self.beaten(min(counted, walk.split_bound()), kept, best)
 
-    def beaten(self, bonus: int, kept: int, best: Exit) -> bool:
-        """Does ``best`` beat every exit from here whose bonus is at most ``bonus``?"""
+    def beaten(self, bonus: int, kept: int, best: Exit | None) -> bool:
+        """Does ``best`` beat every exit from here whose bonus is at most ``bonus`` (or is
+        every such exit one not asked for)?"""
+        if self.most_bonus and bonus <= self.bonus_to_beat:
+            return True
+        if best is None:
+            return False
         if self.most_bonus:
             return bonus < best.bonus or (bonus == best.bonus and self.margin_bound(kept, bonus) <= best.margin)
         return self.margin_bound(kept, bonus) <= best.margin

@@ -26,7 +26,8 @@ from ..notation import Record
 from ..replay import deal_hand
 from ..rules import Variant
 from ..scoring import score_hand, scores_if_ended
-from ..state import OUT, STOCK, Drew, HandState, Took
+from ..state import OUT, STOCK, Drew, HandState, TableMeld, Took
+from .collector import collector_paused
 from .findings import (
     DANGEROUS_DISCARD,
     LOST,
@@ -52,7 +53,6 @@ from .search import (
     exit_bound,
     margin_of,
     may_go_out,
-    side_bonus,
 )
 
 
@@ -72,6 +72,8 @@ class Turn:
     end_bonus: int = 0
     went_out: bool = False
     complete: bool = False
+    _start: Start | None = None
+    _takes: list[tuple[Start, Action]] | None = None  # the takes passed over, as far as built
 
     @property
     def ply(self) -> int:
@@ -85,10 +87,14 @@ class Turn:
         return self.before_draw.side_of[self.seat]
 
     def start(self) -> Start:
-        """Where the searches of the turn as played begin: after its draw step."""
-        if self.draw.verb == DRAW:
-            return Start.drawing(self.before_draw, self.draw)
-        return Start.taking(self.before_draw, self.draw)
+        """Where the searches of the turn as played begin: after its draw step (one
+        Start for all of them, so that what it works out once is shared)."""
+        if self._start is None:
+            if self.draw.verb == DRAW:
+                self._start = Start.drawing(self.before_draw, self.draw)
+            else:
+                self._start = Start.taking(self.before_draw, self.draw)
+        return self._start
 
     def before_discard(self) -> HandState | None:
         """The table just before the turn's discard, replayed from its draw step (asked
@@ -122,13 +128,26 @@ def played_turns(record: Record, index: int) -> PlayedHand:
     actions = record.hands[index].parsed
     turns: list[Turn] = []
     current: Turn | None = None
+    variant = record.rules
+    bonuses: dict[int, tuple[TableMeld, int]] = {}  # by meld object: a lay-off replaces a meld, never changes it
+
+    def bonus_of(side: int) -> int:
+        total = 0
+        for meld in state.melds:
+            if meld.side == side:
+                found = bonuses.get(id(meld))
+                if found is None or found[0] is not meld:
+                    found = bonuses[id(meld)] = (meld, canasta_bonus(meld.kind(variant), variant))
+                total += found[1]
+        return total
+
     for ply, action in enumerate(actions, start=1):
         seat = action.seat
         starts = action.verb in (DRAW, TAKE) and state.step == "draw"
         if starts:
             if current is not None:
                 current.complete = True
-                current.end_bonus = side_bonus(state, current.side)
+                current.end_bonus = bonus_of(current.side)
             before = state.copy(log=False)
         try:
             operation = state.apply(action)
@@ -158,7 +177,7 @@ def played_turns(record: Record, index: int) -> PlayedHand:
         state.finish_by_stock()
         if current is not None and (state.is_over or state.turn != current.seat):
             current.complete = True
-            current.end_bonus = side_bonus(state, current.side)
+            current.end_bonus = bonus_of(current.side)
     turns = [t for t in turns if t.complete]
     return PlayedHand(turns, state, state.is_over, actions)
 
@@ -185,10 +204,11 @@ def turn_findings(
 ) -> list[Finding]:
     """Missed canastas, missed going out and dangerous discards of hand ``index``.
     Decisions the context's CPU budget cut are appended to ``unsearched``."""
-    played = played_turns(record, index)
-    context = context or SearchContext(record.rules)
-    judge = _HandJudge(record, index, played, context)
-    findings = judge.findings()
+    with collector_paused():
+        played = played_turns(record, index)
+        context = context or SearchContext(record.rules)
+        judge = _HandJudge(record, index, played, context)
+        findings = judge.findings()
     if unsearched is not None:
         unsearched.extend(judge.unsearched)
     return findings
@@ -261,23 +281,30 @@ class _HandJudge:
         """The takes of the pile the player passed over, the most cards first: when the
         player drew, the whole pile, and in ``dig`` every depth; when the player dug, every
         other depth. (The stock's card is known only where the player drew it, so a take
-        is never compared with another draw.) Built one by one: the callers stop early."""
+        is never compared with another draw.) Built one by one: the callers stop early;
+        kept on the turn, so that the canasta and going-out searches share them."""
+        if turn._takes is None:
+            turn._takes = []
+        built = turn._takes
+        yield from built
+        for depth in self._take_depths(turn)[len(built):]:
+            seat = turn.seat
+            take = Action(seat, TAKE, (), (), 0, depth, f"p{seat} take {depth}" if depth else f"p{seat} take")
+            built.append((Start.taking(turn.before_draw, take), take))
+            yield built[-1]
+
+    def _take_depths(self, turn: Turn) -> list[int]:
         state = turn.before_draw
         pile = state.discard_pile
         if not pile:
-            return
-        seat = turn.seat
+            return []
         dig = state.variant.pickup == "dig"
         if turn.draw.verb == DRAW:
-            depths = list(range(len(pile), 0, -1)) if dig else [0]
-        elif dig:
+            return list(range(len(pile), 0, -1)) if dig else [0]
+        if dig:
             taken = turn.draw.depth or len(pile)
-            depths = [d for d in range(len(pile), 0, -1) if d != taken]
-        else:
-            return
-        for depth in depths:
-            take = Action(seat, TAKE, (), (), 0, depth, f"p{seat} take {depth}" if depth else f"p{seat} take")
-            yield Start.taking(state, take), take
+            return [d for d in range(len(pile), 0, -1) if d != taken]
+        return []
 
     # --- missed canastas
 
@@ -321,8 +348,9 @@ class _HandJudge:
         turn = self.played.turns[position]
         best: tuple[Exit, Action, bool] | None = None
         for number, (start, draw) in enumerate(((turn.start(), turn.draw), *self.takes(turn))):
-            exit_ = best_exit(start, self.context, most_bonus=True)
-            if exit_ is not None and exit_.bonus > max(turn.end_bonus, best[0].bonus if best is not None else -1):
+            to_beat = max(turn.end_bonus, best[0].bonus if best is not None else -1)
+            exit_ = best_exit(start, self.context, most_bonus=True, bonus_to_beat=to_beat)
+            if exit_ is not None and exit_.bonus > to_beat:
                 best = (exit_, draw, number == 0)
         if best is None:
             return None
@@ -567,16 +595,20 @@ def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds
         return []
     if following.draw.verb != TAKE or following.draw_ply != turn.discard_ply + 1 + _dead_after(turn):
         return []
+    # The melds are the same just before the discard as when the next player drew (a
+    # discard, and a dead pile picked up after it, lay nothing): the next turn's table
+    # tells what fits, and the replay to just before the discard is made only for the
+    # few discards that fitted.
+    nxt = following.seat
+    fitting = _fits(following.before_draw, turn.discard, nxt)
+    if not fitting:
+        return []
     state = turn.before_discard()
     if state is None:
         return []
-    nxt = following.seat
-    fitting = _fits(state, turn.discard, nxt)
-    if not fitting:
-        return []
     values = state.variant.card_values
     held = sorted((c for c in range(CARD_KINDS) if state.hands[turn.seat][c] and c != turn.discard), key=lambda c: (values[c], c))
-    instead = next((c for c in held if state.can_discard(turn.seat, CARDS[c]) and not _fits(state, c, nxt)), None)
+    instead = next((c for c in held if not _fits(state, c, nxt) and state.can_discard(turn.seat, CARDS[c])), None)
     if instead is None:
         return []  # no card in hand was safe
     took = following.took
