@@ -641,6 +641,9 @@ class _Walk:
 # --- bounds: what the cards in hand could make of a meld ----------------------------------
 
 
+_POSITIONS: Final = tuple(tuple((p, card_of(p, suit)) for p in range(1, 15)) for suit in range(4))  # (run position, card)
+
+
 def _window_lengths(fill: Sequence[bool], low: int, high: int, gaps: int) -> int:
     """The longest window of run positions 1..14 containing ``low``..``high`` (both 0:
     any window) in which at most ``gaps`` positions are not ``fill``-ed."""
@@ -699,8 +702,8 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     positions = [low + i for i in range(len(shape.cards)) if low + i != wild_at]
     for p in positions:
         fill[p] = True
-    for p in range(1, 15):
-        if hand[card_of(p, suit)]:
+    for p, code in _POSITIONS[suit]:
+        if hand[code]:
             fill[p] = True
     must_low, must_high = min(positions), max(positions)
     if wild is not None and fixed:
@@ -739,8 +742,8 @@ def new_run_groups(variant: Variant, hand: Sequence[int], suit: int) -> tuple[tu
     fill a window of positions (see :func:`meld_bonus_bound`)."""
     fill = [False] * 15
     naturals = 0
-    for p in range(1, 14):
-        count = hand[card_of(p, suit)]
+    for p, code in _POSITIONS[suit][:13]:
+        count = hand[code]
         naturals += count
         if count:
             fill[p] = True
@@ -923,7 +926,7 @@ class _CanastaSearch:
         for suit in range(4):
             if only is not None and suit != only:
                 continue
-            if sum(hand[c] for c in RUN_CODES[suit]) < 7 or sum(hand[card_of(p, suit)] for p in range(1, 14)) + wilds < 7:
+            if sum(hand[c] for c in RUN_CODES[suit]) < 7 or sum(hand[code] for _, code in _POSITIONS[suit][:13]) + wilds < 7:
                 continue
             for play in walk.proposals.run_melds(suit, hand).plays:
                 if len(play.laid) >= 7 and (-1, play.tokens) not in seen:

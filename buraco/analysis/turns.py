@@ -53,6 +53,7 @@ from .search import (
     exit_bound,
     margin_of,
     may_go_out,
+    most_canasta_bonus,
 )
 
 
@@ -349,6 +350,8 @@ class _HandJudge:
         best: tuple[Exit, Action, bool] | None = None
         for number, (start, draw) in enumerate(((turn.start(), turn.draw), *self.takes(turn))):
             to_beat = max(turn.end_bonus, best[0].bonus if best is not None else -1)
+            if most_canasta_bonus(start, self.context) <= to_beat:
+                continue  # no line of the turn holds more bonus, however it ends: nor an exit
             exit_ = best_exit(start, self.context, most_bonus=True, bonus_to_beat=to_beat)
             if exit_ is not None and exit_.bonus > to_beat:
                 best = (exit_, draw, number == 0)
