@@ -340,6 +340,16 @@ class _Walk:
             found = cache["_root_bonus_bound"] = self.bonus_bound()
         return found
 
+    @classmethod
+    def at(cls, start: Start, context: SearchContext) -> _Walk:
+        """The walk at the table ``start`` begins from, made once per start and never
+        played on: the quick bounds read it, and each search plays on a :meth:`fork`."""
+        found: _Walk | None = start.__dict__.get("_walk")
+        if found is None or found.context is not context:
+            found = cls(start, context)
+            object.__setattr__(start, "_walk", found)
+        return found
+
     def fork(self) -> _Walk:
         """A walk from this table on, with its own transposition table (for a bound)."""
         other = object.__new__(_Walk)
@@ -781,12 +791,13 @@ def best_canasta_line(
     if isinstance(start, HandState):
         start = Start.after(start)
     context = context or SearchContext(start.base.variant)
-    walk = _Walk(start, context)
-    if walk.root_bonus_bound() <= to_beat:
+    root = _Walk.at(start, context)
+    if root.root_bonus_bound() <= to_beat:
         return None
-    cap = walk.root_bound()
+    cap = root.root_bound()
     if cap <= to_beat:
         return None
+    walk = root.fork()
     search = _CanastaSearch(walk, prefer_discard, to_beat)
     search.cap = cap
     try:
@@ -1014,11 +1025,12 @@ def best_exit(
     variant = base.variant
     if variant.out_needs_dead and base.dead and not base.dead_taken[side]:
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
-    walk = _Walk(start, context)
-    search = _ExitSearch(walk, most_bonus)
+    root = _Walk.at(start, context)
+    search = _ExitSearch(root, most_bonus)
     search.bonus_to_beat = bonus_to_beat
     if not search.may_qualify():
         return None
+    walk = search.walk = root.fork()
     try:
         search.run()
     finally:
@@ -1030,7 +1042,7 @@ def canasta_bound(start: Start, context: SearchContext, to_beat: int) -> bool:
     """Could a line from ``start`` end with more canasta bonus than ``to_beat``? (By the
     bounds: False proves none can.) The answer only grows with the cards in hand: a
     deeper take of the pile that cannot beat it proves no shallower one can."""
-    walk = _Walk(start, context)
+    walk = _Walk.at(start, context)
     return walk.root_bonus_bound() > to_beat and walk.root_bound() > to_beat
 
 
@@ -1042,13 +1054,13 @@ def may_go_out(start: Start, context: SearchContext) -> bool:
     side = base.side_of[start.seat]
     if base.variant.out_needs_dead and base.dead and not base.dead_taken[side]:
         return False
-    return _ExitSearch(_Walk(start, context), False).may_qualify()
+    return _ExitSearch(_Walk.at(start, context), False).may_qualify()
 
 
 def exit_bound(start: Start, context: SearchContext) -> int:
     """A bound on the margin of any way of going out from ``start`` (the search's bound at
     its root). It only grows with the cards in hand."""
-    search = _ExitSearch(_Walk(start, context), False)
+    search = _ExitSearch(_Walk.at(start, context), False)
     search.prepare()
     return search.margin_bound(-1)
 
@@ -1057,7 +1069,7 @@ def most_canasta_bonus(start: Start, context: SearchContext) -> int:
     """The most canasta bonus the side could hold after any plays of this turn, however
     the turn would end: a bound on every line's bonus (the canasta search without its
     ending, see the module's note on raising plays)."""
-    walk = _Walk(start, context)
+    walk = _Walk.at(start, context).fork()
     walk.met = True  # a pile's obligation adds no bonus: ignored, the bound only grows
     search = _CanastaSearch(walk, None, -1)
     search.relaxed = True
@@ -1089,7 +1101,7 @@ class _ExitSearch:
             return
         self.prepared = True
         walk = self.walk
-        self.cap = _Walk(walk.start, walk.context).root_bound()  # bounds at the table the search starts at
+        self.cap = _Walk.at(walk.start, walk.context).root_bound()  # bounds at the table the search starts at
         base, seat = walk.start.base, walk.seat
         variant = walk.variant
         values = variant.card_values

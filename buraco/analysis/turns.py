@@ -53,7 +53,6 @@ from .search import (
     exit_bound,
     margin_of,
     may_go_out,
-    most_canasta_bonus,
 )
 
 
@@ -206,13 +205,17 @@ def turn_findings(
     """Missed canastas, missed going out and dangerous discards of hand ``index``.
     Decisions the context's CPU budget cut are appended to ``unsearched``."""
     with collector_paused():
-        played = played_turns(record, index)
-        context = context or SearchContext(record.rules)
-        judge = _HandJudge(record, index, played, context)
-        findings = judge.findings()
+        findings, cut = _judge_hand(record, index, context or SearchContext(record.rules))
     if unsearched is not None:
-        unsearched.extend(judge.unsearched)
+        unsearched.extend(cut)
     return findings
+
+
+def _judge_hand(record: Record, index: int, context: SearchContext) -> tuple[list[Finding], list[Unsearched]]:
+    # Its own frame, so that the hand's tables are freed before the collector resumes
+    # (it would otherwise walk them all once, for nothing).
+    judge = _HandJudge(record, index, played_turns(record, index), context)
+    return judge.findings(), judge.unsearched
 
 
 # --- one turn's chance --------------------------------------------------------------------
@@ -350,8 +353,6 @@ class _HandJudge:
         best: tuple[Exit, Action, bool] | None = None
         for number, (start, draw) in enumerate(((turn.start(), turn.draw), *self.takes(turn))):
             to_beat = max(turn.end_bonus, best[0].bonus if best is not None else -1)
-            if most_canasta_bonus(start, self.context) <= to_beat:
-                continue  # no line of the turn holds more bonus, however it ends: nor an exit
             exit_ = best_exit(start, self.context, most_bonus=True, bonus_to_beat=to_beat)
             if exit_ is not None and exit_.bonus > to_beat:
                 best = (exit_, draw, number == 0)
