@@ -43,6 +43,7 @@ Drew(...)
 from __future__ import annotations
 
 import time
+import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -303,7 +304,7 @@ class _Walk:
 
     def __init__(self, start: Start, context: SearchContext) -> None:
         base = start.base
-        self.start = start
+        self._start = weakref.ref(start)  # weak: the start keeps its walk (see at())
         self.context = context
         self.proposals = context.proposals
         self.variant = base.variant
@@ -332,6 +333,27 @@ class _Walk:
             found = cache["_root_bound"] = min(self.bonus_bound(), self.split_bound())
         return found
 
+    def root_obligation_plays(self) -> tuple[tuple[str, int, LayOff | NewMeld], ...]:
+        """The plays meeting the pile's obligation from the table the search starts at
+        (:func:`obligation_plays`; none without an obligation), found once per start."""
+        cache = self.start.__dict__
+        found: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = cache.get("_obligation_plays")
+        if found is None:
+            root = _Walk.at(self.start, self.context)
+            found = cache["_obligation_plays"] = tuple(obligation_plays(root)) if root.obligation is not None else ()
+        return found
+
+    def may_meet_obligation(self) -> bool:
+        """Can any line from the start meet the pile's obligation? Only if a play meets it
+        from the start's table: a line meets it by a play holding the taken card onto a
+        meld on the table before the take (``use-top``; in ``dig`` any meld), or by a new
+        meld holding it; merged with the line's earlier plays onto that meld, such a play
+        is one play from the start's hand, which holds every card a line lays (the canasta
+        search's completeness rests on the same merging, see :class:`_CanastaSearch`).
+        Not monotone in the depth of a take (another depth reaches another card), so no
+        caller stops trying takes on it."""
+        return self.start.obligation is None or bool(self.root_obligation_plays())
+
     def root_bonus_bound(self) -> int:
         """:meth:`bonus_bound` at the table the search starts at, once per start."""
         cache = self.start.__dict__
@@ -349,6 +371,14 @@ class _Walk:
             found = cls(start, context)
             object.__setattr__(start, "_walk", found)
         return found
+
+    @property
+    def start(self) -> Start:
+        """Where the walk began (held weakly: the start holds its walk, and a cycle
+        between the two would be left to the collector, which the analysis pauses)."""
+        start = self._start()
+        assert start is not None, "a walk outlived its start"
+        return start
 
     def fork(self) -> _Walk:
         """A walk from this table on, with its own transposition table (for a bound)."""
@@ -792,7 +822,7 @@ def best_canasta_line(
         start = Start.after(start)
     context = context or SearchContext(start.base.variant)
     root = _Walk.at(start, context)
-    if root.root_bonus_bound() <= to_beat:
+    if root.root_bonus_bound() <= to_beat or not root.may_meet_obligation():
         return None
     cap = root.root_bound()
     if cap <= to_beat:
@@ -873,13 +903,7 @@ class _CanastaSearch:
         spending no card beyond another's."""
         walk = self.walk
         if self._obligations is None:
-            # From the table the search starts at (its hand and melds), found once.
-            hand, melds = walk.hand, walk.melds
-            walk.hand, walk.melds = list(self.root_hand), list(self.root_melds)
-            try:
-                self._obligations = list(obligation_plays(walk))
-            finally:
-                walk.hand, walk.melds = hand, melds
+            self._obligations = list(walk.root_obligation_plays())  # from the table the search starts at
         fitting = [
             entry for entry in self._obligations
             if _holds_all(walk.hand, entry[2].laid) and (entry[1] < 0 or walk.melds[entry[1]] is self.root_melds[entry[1]])
@@ -1028,7 +1052,7 @@ def best_exit(
     root = _Walk.at(start, context)
     search = _ExitSearch(root, most_bonus)
     search.bonus_to_beat = bonus_to_beat
-    if not search.may_qualify():
+    if not search.may_qualify() or not root.may_meet_obligation():
         return None
     walk = search.walk = root.fork()
     try:
