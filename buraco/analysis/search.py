@@ -1062,12 +1062,19 @@ def best_exit(
     return search.best
 
 
-def canasta_bound(start: Start, context: SearchContext, to_beat: int) -> bool:
+def canasta_bound(start: Start, context: SearchContext, to_beat: int, *, quick: bool = False) -> bool:
     """Could a line from ``start`` end with more canasta bonus than ``to_beat``? (By the
-    bounds: False proves none can.) The answer only grows with the cards in hand: a
-    deeper take of the pile that cannot beat it proves no shallower one can."""
+    bounds: False proves none can; ``quick``: by the cheaper one only.) The answer only
+    grows with the cards in hand: a deeper take of the pile that cannot beat it proves
+    no shallower one can."""
     walk = _Walk.at(start, context)
-    return walk.root_bonus_bound() > to_beat and walk.root_bound() > to_beat
+    return walk.root_bonus_bound() > to_beat and (quick or walk.root_bound() > to_beat)
+
+
+def may_use_take(start: Start, context: SearchContext) -> bool:
+    """Could any line from ``start`` meet its take's obligation (see
+    :meth:`_Walk.may_meet_obligation`)? Not monotone in the depth of a take."""
+    return _Walk.at(start, context).may_meet_obligation()
 
 
 def may_go_out(start: Start, context: SearchContext) -> bool:
@@ -1465,6 +1472,7 @@ class _ExitSearch:
 
 __all__ = [
     "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "best_canasta_line", "best_exit", "canasta_bound", "exit_bound", "may_go_out",
+    "may_use_take",
     "ending_discard", "margin_of", "side_bonus",
 ]
 

@@ -53,6 +53,7 @@ from .search import (
     exit_bound,
     margin_of,
     may_go_out,
+    may_use_take,
 )
 
 
@@ -326,6 +327,10 @@ class _HandJudge:
         # so once a take's bound cannot beat the best, no shallower one can.
         for start, take in self.takes(turn):
             to_beat = max(turn.end_bonus, best[0].bonus if best is not None else -1)
+            if not canasta_bound(start, context, to_beat, quick=True):
+                break
+            if not may_use_take(start, context):
+                continue  # this depth's card has no use; another depth may (not monotone)
             if not canasta_bound(start, context, to_beat):
                 break
             line = best_canasta_line(start, None, to_beat=to_beat, context=context)
