@@ -43,6 +43,7 @@ Drew(...)
 from __future__ import annotations
 
 import time
+import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -957,7 +958,8 @@ def best_exit(start: Start | HandState, context: SearchContext | None = None, *,
 
     Exact cover of the hand by melds and lay-offs: each step places the card with the
     fewest ways to be placed (one card may be kept back for the going-out discard), so
-    every partition is tried once and dead ends show early.
+    every partition is tried once and dead ends show early. A search the context already
+    made from a table alike (see :class:`_Remembered`) is recalled, not walked again.
     """
     if isinstance(start, HandState):
         start = Start.after(start)
@@ -971,11 +973,58 @@ def best_exit(start: Start | HandState, context: SearchContext | None = None, *,
     search = _ExitSearch(walk, most_bonus)
     if not search.may_qualify():
         return None
+    memo = _exit_memo(context)
+    key = (most_bonus, start.seat, side, start.hand, start.obligation, tuple(walk.melds), len(base.sides), id(variant))
+    remembered = memo.get(key)
+    if remembered is not None:
+        recalled = search.recall(remembered)
+        if recalled is not None:
+            return recalled[0]
+        search = _ExitSearch(walk, most_bonus)
     try:
         search.run()
     finally:
         walk.finish()
+    if len(memo) >= EXIT_MEMO_SIZE:
+        memo.clear()
+    memo[key] = search.remembered()
     return search.best
+
+
+EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
+
+
+class _Remembered(NamedTuple):
+    """What an exit search read of its table besides the light table, and what it found:
+    enough to tell whether a search from another table would go the very same way.
+
+    The search reads of its start only the light table (the key :func:`best_exit` files
+    it under: the hand, the pile's obligation, the seat and its side, the melds, how many
+    sides, the rule set, ``most_bonus``; the context's remembered proposals and bounds
+    are functions of their keys), plus two things: the margin bound's constant (the score
+    the side and the best other side stand at, ``_ExitSearch.margin_constant``), read once
+    an exit is found, and what the engine makes of each line offered (refused, or the
+    margin and bonus it is worth), which alone moves the best found. So a search from a
+    table with the same key, the same constant (when it was read) and the same verdict on
+    every line offered visits the same tables in the same order, keeps the same best at
+    every step and ends with the same line: that line, replayed on its own table, is its
+    answer. (Its scores may differ, and are the replay's.)"""
+
+    constant: int | None  # the margin bound's constant, None if the search never read it
+    offers: tuple[tuple[tuple[Action, ...], tuple[int, int] | None], ...]  # each line offered: (margin, bonus) or None (refused)
+    best: int  # the index in ``offers`` of the exit found, -1 for none
+
+
+_EXIT_MEMOS: weakref.WeakKeyDictionary[SearchContext, dict[tuple[object, ...], _Remembered]] = weakref.WeakKeyDictionary()
+
+
+def _exit_memo(context: SearchContext) -> dict[tuple[object, ...], _Remembered]:
+    """The exit searches ``context`` made, by their light table (kept beside the context,
+    not in it, and forgotten with it)."""
+    memo = _EXIT_MEMOS.get(context)
+    if memo is None:
+        memo = _EXIT_MEMOS[context] = {}
+    return memo
 
 
 def canasta_bound(start: Start, context: SearchContext, to_beat: int) -> bool:
@@ -1027,6 +1076,8 @@ class _ExitSearch:
         self.best: Exit | None = None
         self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
         self.prepared = False
+        self.offers: list[tuple[tuple[Action, ...], tuple[int, int] | None]] = []  # for _Remembered
+        self.best_offer = -1
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
 
@@ -1039,6 +1090,11 @@ class _ExitSearch:
         walk = self.walk
         root = _Walk(walk.start, walk.context)
         self.cap = min(root.bonus_bound(), root.split_bound())  # bounds at the table the search starts at
+        self.prepare_constants()
+
+    def prepare_constants(self) -> None:
+        """The scores the margin bound starts from (see :meth:`margin_constant`)."""
+        walk = self.walk
         base, seat = walk.start.base, walk.seat
         variant = walk.variant
         values = variant.card_values
@@ -1065,6 +1121,11 @@ class _ExitSearch:
                 if other != walk.side:
                     clean = sum(1 for m in base.melds if m.side == other and m.kind(variant) not in (None, DIRTY))
                     self.spoil = max(self.spoil, min(wilds, clean) * drop)
+
+    def margin_constant(self) -> int:
+        """What the margin bound adds to the side's canasta bonus less the card thrown: the
+        side's score without its bonus, less the best other side's at its lowest."""
+        return self.own_constant - (max(self.others) - self.spoil if self.others else 0)
 
     def may_qualify(self) -> bool:
         """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one
@@ -1210,21 +1271,51 @@ class _ExitSearch:
             return bonus < best.bonus or (bonus == best.bonus and self.margin_bound(kept, bonus) <= best.margin)
         return self.margin_bound(kept, bonus) <= best.margin
 
-    def offer(self, line: Sequence[Action]) -> None:
+    def judge(self, line: Sequence[Action]) -> Exit | None:
+        """The exit ``line`` is, judged by the engine from the search's start; None if the
+        engine refuses it or it does not go out."""
         walk = self.walk
         state = walk.start.replay(line)
         if state is None or not (state.is_over and state.ended_by == OUT and state.out_by == walk.seat):
-            return
+            return None
         scores = tuple(p.total for p in score_hand(state))
-        exit_ = Exit(tuple(line), margin_of(scores, walk.side), scores, state, side_bonus(state, walk.side))
+        return Exit(tuple(line), margin_of(scores, walk.side), scores, state, side_bonus(state, walk.side))
+
+    def offer(self, line: Sequence[Action]) -> None:
+        exit_ = self.judge(line)
+        self.offers.append((tuple(line), None if exit_ is None else (exit_.margin, exit_.bonus)))
+        if exit_ is None:
+            return
         best = self.best
         if best is None:
-            self.best = exit_
+            better = True
         elif self.most_bonus:
-            if (exit_.bonus, exit_.margin) > (best.bonus, best.margin):
-                self.best = exit_
-        elif exit_.margin > best.margin:
+            better = (exit_.bonus, exit_.margin) > (best.bonus, best.margin)
+        else:
+            better = exit_.margin > best.margin
+        if better:
             self.best = exit_
+            self.best_offer = len(self.offers) - 1
+
+    def remembered(self) -> _Remembered:
+        """This search, finished, as :func:`best_exit` remembers it."""
+        return _Remembered(self.margin_constant() if self.prepared else None, tuple(self.offers), self.best_offer)
+
+    def recall(self, remembered: _Remembered) -> tuple[Exit | None] | None:
+        """The answer of a search from this table when it would go as ``remembered`` went
+        (see :class:`_Remembered`), in a 1-tuple; None when it might not (then search)."""
+        if remembered.constant is not None:
+            self.prepare_constants()
+            if self.margin_constant() != remembered.constant:
+                return None
+        found: Exit | None = None
+        for number, (line, verdict) in enumerate(remembered.offers):
+            exit_ = self.judge(line)
+            if (None if exit_ is None else (exit_.margin, exit_.bonus)) != verdict:
+                return None
+            if number == remembered.best:
+                found = exit_
+        return (found,)
 
     def visit(self, kept: int) -> None:
         walk = self.walk
