@@ -1077,6 +1077,7 @@ class _ExitSearch:
         self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
         self.prepared = False
         self.offers: list[tuple[tuple[Action, ...], tuple[int, int] | None]] = []  # for _Remembered
+        self.bounds: tuple[int, int] | None = None  # the bounds good_enough last worked out
         self.best_offer = -1
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
@@ -1251,10 +1252,13 @@ class _ExitSearch:
             return False
         return kind != DIRTY or not variant.out_needs_clean
 
-    def good_enough(self, kept: int) -> bool:
+    def good_enough(self, kept: int, known: tuple[int, int] | None = None) -> bool:
         """Can no exit from here beat the best one found? First by the bounds from card
         counts; where they leave room, by the bound suit by suit (:meth:`_Walk.split_bound`),
-        dearer but aware that a card cannot go to two runs."""
+        dearer but aware that a card cannot go to two runs. ``known``: both bounds, already
+        worked out for this very table (the hand and melds; only the card kept differs).
+        The bounds worked out are left in ``self.bounds`` (None when they were not)."""
+        self.bounds = None
         best = self.best
         if best is None:
             return False
@@ -1262,8 +1266,15 @@ class _ExitSearch:
         if self.beaten(self.cap, kept, best):
             return True  # beaten at the bound from the search's start: at any lower bound too
         walk = self.walk
+        if known is not None:
+            counted, split = known
+            return self.beaten(counted, kept, best) or self.beaten(split, kept, best)
         counted = min(self.cap, walk.bonus_bound())
-        return self.beaten(counted, kept, best) or self.beaten(min(counted, walk.split_bound()), kept, best)
+        if self.beaten(counted, kept, best):
+            return True
+        split = min(counted, walk.split_bound())
+        self.bounds = (counted, split)
+        return self.beaten(split, kept, best)
 
     def beaten(self, bonus: int, kept: int, best: Exit) -> bool:
         """Does ``best`` beat every exit from here whose bonus is at most ``bonus``?"""
@@ -1317,16 +1328,21 @@ class _ExitSearch:
                 found = exit_
         return (found,)
 
-    def visit(self, kept: int) -> None:
+    def visit(self, kept: int, parent: tuple[int, int] | None | bool = False) -> None:
+        """Walk the exits from this table, ``kept`` held back for the discard (-1: none
+        yet). ``parent``: False, or this is the table of the visit that called it (the
+        same hand and melds, only a card now kept back), which passed ``may_qualify``,
+        with the bounds it worked out (None: it worked out none); they hold here too."""
         walk = self.walk
         walk.tick()
         key = self.key(kept)
         if key in walk.seen:
             return
         walk.seen.add(key)
-        if self.good_enough(kept):
+        if self.good_enough(kept, parent if isinstance(parent, tuple) else None):
             return
-        if not self.may_qualify():
+        bounds = self.bounds if parent is False else parent
+        if parent is False and not self.may_qualify():
             return  # no canasta going out needs can be on the table any more
         hand = walk.hand
         seat = walk.seat
@@ -1346,10 +1362,10 @@ class _ExitSearch:
             return
         if not plays:
             if kept < 0:
-                self.visit(pivot)  # the one card that fits nowhere must be the last discard
+                self.visit(pivot, bounds)  # the one card that fits nowhere must be the last discard
             return
         if kept < 0:
-            self.visit(pivot)  # keep the pivot back for the going-out discard
+            self.visit(pivot, bounds)  # keep the pivot back for the going-out discard
         by_meld = walk.variant.out_by_meld
         for kind, index, play in plays:
             if kept >= 0 and sum(1 for c in play.laid if c == kept) > hand[kept] - 1:
