@@ -1328,11 +1328,15 @@ class _ExitSearch:
                 found = exit_
         return (found,)
 
-    def visit(self, kept: int, parent: tuple[int, int] | None | bool = False) -> None:
+    def visit(
+        self, kept: int, parent: tuple[int, int] | None | bool = False,
+        known_pivot: tuple[int, list[tuple[str, int, LayOff | NewMeld]]] | None = None,
+    ) -> None:
         """Walk the exits from this table, ``kept`` held back for the discard (-1: none
         yet). ``parent``: False, or this is the table of the visit that called it (the
         same hand and melds, only a card now kept back), which passed ``may_qualify``,
-        with the bounds it worked out (None: it worked out none); they hold here too."""
+        with the bounds it worked out (None: it worked out none); they hold here too.
+        ``known_pivot``: what :meth:`most_constrained` would return here, when known."""
         walk = self.walk
         walk.tick()
         key = self.key(kept)
@@ -1357,15 +1361,21 @@ class _ExitSearch:
             else:
                 self.offer(walk.line)
             return
-        pivot, plays = self.most_constrained(kept)
+        if known_pivot is not None:
+            pivot, plays = known_pivot
+        else:
+            pivot, plays = self.most_constrained(kept)
         if pivot < 0:
             return
         if not plays:
             if kept < 0:
-                self.visit(pivot, bounds)  # the one card that fits nowhere must be the last discard
+                self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)  # the one card that fits nowhere must be the last discard
             return
         if kept < 0:
-            self.visit(pivot, bounds)  # keep the pivot back for the going-out discard
+            # Keep the pivot back for the going-out discard. Where another of it is held, the
+            # table below has the same pivot and plays: the counts read only the hand and the
+            # melds, the pivot is still to place, and the cards counted before it stay out.
+            self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)
         by_meld = walk.variant.out_by_meld
         for kind, index, play in plays:
             if kept >= 0 and sum(1 for c in play.laid if c == kept) > hand[kept] - 1:
