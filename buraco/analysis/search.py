@@ -1039,7 +1039,8 @@ def best_exit(
 
     Exact cover of the hand by melds and lay-offs: each step places the card with the
     fewest ways to be placed (one card may be kept back for the going-out discard), so
-    every partition is tried once and dead ends show early.
+    every partition is tried once and dead ends show early. A search the context already
+    made from a table alike (see :class:`_Remembered`) is recalled, not walked again.
     """
     if isinstance(start, HandState):
         start = Start.after(start)
@@ -1054,12 +1055,60 @@ def best_exit(
     search.bonus_to_beat = bonus_to_beat
     if not search.may_qualify() or not root.may_meet_obligation():
         return None
-    walk = search.walk = root.fork()
+    memo = _exit_memo(context)
+    key = (most_bonus, bonus_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
+    remembered = memo.get(key)
+    if remembered is not None:
+        recalled = search.recall(remembered)
+        if recalled is not None:
+            return recalled[0]
+    walk = root.fork()
+    search = _ExitSearch(walk, most_bonus)
+    search.bonus_to_beat = bonus_to_beat
     try:
         search.run()
     finally:
         walk.finish()
+    if len(memo) >= EXIT_MEMO_SIZE:
+        memo.clear()
+    memo[key] = search.remembered()
     return search.best
+
+
+EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
+
+
+class _Remembered(NamedTuple):
+    """What an exit search read of its table besides the light table, and what it found:
+    enough to tell whether a search from another table would go the very same way.
+
+    The search reads of its start only the light table (the key :func:`best_exit` files
+    it under: the hand, the pile's obligation, the seat and its side, the melds, how many
+    sides, the rule set, ``most_bonus``; the context's remembered proposals and bounds
+    are functions of their keys), plus two things: the margin bound's constant (the score
+    the side and the best other side stand at, ``_ExitSearch.margin_constant``), read once
+    an exit is found, and what the engine makes of each line offered (refused, or the
+    margin and bonus it is worth), which alone moves the best found. So a search from a
+    table with the same key, the same constant (when it was read) and the same verdict on
+    every line offered visits the same tables in the same order, keeps the same best at
+    every step and ends with the same line: that line, replayed on its own table, is its
+    answer. (Its scores may differ, and are the replay's.)"""
+
+    constant: int | None  # the margin bound's constant, None if the search never read it
+    offers: tuple[tuple[tuple[Action, ...], tuple[int, int] | None], ...]  # each line offered: (margin, bonus) or None (refused)
+    best: int  # the index in ``offers`` of the exit found, -1 for none
+
+
+_EXIT_MEMOS: weakref.WeakKeyDictionary[SearchContext, dict[tuple[object, ...], _Remembered]] = weakref.WeakKeyDictionary()
+
+
+def _exit_memo(context: SearchContext) -> dict[tuple[object, ...], _Remembered]:
+    """The exit searches ``context`` made, by their light table (kept beside the context,
+    not in it, and forgotten with it)."""
+    memo = _EXIT_MEMOS.get(context)
+    if memo is None:
+        memo = _EXIT_MEMOS[context] = {}
+    return memo
 
 
 def canasta_bound(start: Start, context: SearchContext, to_beat: int, *, quick: bool = False) -> bool:
@@ -1122,6 +1171,9 @@ class _ExitSearch:
         self.best: Exit | None = None
         self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
         self.prepared = False
+        self.offers: list[tuple[tuple[Action, ...], tuple[int, int] | None]] = []  # for _Remembered
+        self.bounds: tuple[int, int] | None = None  # the bounds good_enough last worked out
+        self.best_offer = -1
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
 
@@ -1133,6 +1185,11 @@ class _ExitSearch:
         self.prepared = True
         walk = self.walk
         self.cap = _Walk.at(walk.start, walk.context).root_bound()  # bounds at the table the search starts at
+        self.prepare_constants()
+
+    def prepare_constants(self) -> None:
+        """The scores the margin bound starts from (see :meth:`margin_constant`)."""
+        walk = self.walk
         base, seat = walk.start.base, walk.seat
         variant = walk.variant
         values = variant.card_values
@@ -1159,6 +1216,11 @@ class _ExitSearch:
                 if other != walk.side:
                     clean = sum(1 for m in base.melds if m.side == other and m.kind(variant) not in (None, DIRTY))
                     self.spoil = max(self.spoil, min(wilds, clean) * drop)
+
+    def margin_constant(self) -> int:
+        """What the margin bound adds to the side's canasta bonus less the card thrown: the
+        side's score without its bonus, less the best other side's at its lowest."""
+        return self.own_constant - (max(self.others) - self.spoil if self.others else 0)
 
     def may_qualify(self) -> bool:
         """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one
@@ -1284,10 +1346,13 @@ class _ExitSearch:
             return False
         return kind != DIRTY or not variant.out_needs_clean
 
-    def good_enough(self, kept: int) -> bool:
+    def good_enough(self, kept: int, known: tuple[int, int] | None = None) -> bool:
         """Can no exit from here beat the best one found? First by the bounds from card
         counts; where they leave room, by the bound suit by suit (:meth:`_Walk.split_bound`),
-        dearer but aware that a card cannot go to two runs."""
+        dearer but aware that a card cannot go to two runs. ``known``: both bounds, already
+        worked out for this very table (the hand and melds; only the card kept differs).
+        The bounds worked out are left in ``self.bounds`` (None when they were not)."""
+        self.bounds = None
         best = self.best
         if best is None and self.bonus_to_beat < 0:
             return False
@@ -1295,8 +1360,15 @@ class _ExitSearch:
         if self.beaten(self.cap, kept, best):
             return True  # beaten at the bound from the search's start: at any lower bound too
         walk = self.walk
+        if known is not None:
+            counted, split = known
+            return self.beaten(counted, kept, best) or self.beaten(split, kept, best)
         counted = min(self.cap, walk.bonus_bound())
-        return self.beaten(counted, kept, best) or self.beaten(min(counted, walk.split_bound()), kept, best)
+        if self.beaten(counted, kept, best):
+            return True
+        split = min(counted, walk.split_bound())
+        self.bounds = (counted, split)
+        return self.beaten(split, kept, best)
 
     def beaten(self, bonus: int, kept: int, best: Exit | None) -> bool:
         """Does ``best`` beat every exit from here whose bonus is at most ``bonus`` (or is
@@ -1309,32 +1381,71 @@ class _ExitSearch:
             return bonus < best.bonus or (bonus == best.bonus and self.margin_bound(kept, bonus) <= best.margin)
         return self.margin_bound(kept, bonus) <= best.margin
 
-    def offer(self, line: Sequence[Action]) -> None:
+    def judge(self, line: Sequence[Action]) -> Exit | None:
+        """The exit ``line`` is, judged by the engine from the search's start; None if the
+        engine refuses it or it does not go out."""
         walk = self.walk
         state = walk.start.replay(line)
         if state is None or not (state.is_over and state.ended_by == OUT and state.out_by == walk.seat):
-            return
+            return None
         scores = tuple(p.total for p in score_hand(state))
-        exit_ = Exit(tuple(line), margin_of(scores, walk.side), scores, state, side_bonus(state, walk.side))
+        return Exit(tuple(line), margin_of(scores, walk.side), scores, state, side_bonus(state, walk.side))
+
+    def offer(self, line: Sequence[Action]) -> None:
+        exit_ = self.judge(line)
+        self.offers.append((tuple(line), None if exit_ is None else (exit_.margin, exit_.bonus)))
+        if exit_ is None:
+            return
         best = self.best
         if best is None:
-            self.best = exit_
+            better = True
         elif self.most_bonus:
-            if (exit_.bonus, exit_.margin) > (best.bonus, best.margin):
-                self.best = exit_
-        elif exit_.margin > best.margin:
+            better = (exit_.bonus, exit_.margin) > (best.bonus, best.margin)
+        else:
+            better = exit_.margin > best.margin
+        if better:
             self.best = exit_
+            self.best_offer = len(self.offers) - 1
 
-    def visit(self, kept: int) -> None:
+    def remembered(self) -> _Remembered:
+        """This search, finished, as :func:`best_exit` remembers it."""
+        return _Remembered(self.margin_constant() if self.prepared else None, tuple(self.offers), self.best_offer)
+
+    def recall(self, remembered: _Remembered) -> tuple[Exit | None] | None:
+        """The answer of a search from this table when it would go as ``remembered`` went
+        (see :class:`_Remembered`), in a 1-tuple; None when it might not (then search)."""
+        if remembered.constant is not None:
+            self.prepare_constants()
+            if self.margin_constant() != remembered.constant:
+                return None
+        found: Exit | None = None
+        for number, (line, verdict) in enumerate(remembered.offers):
+            exit_ = self.judge(line)
+            if (None if exit_ is None else (exit_.margin, exit_.bonus)) != verdict:
+                return None
+            if number == remembered.best:
+                found = exit_
+        return (found,)
+
+    def visit(
+        self, kept: int, parent: tuple[int, int] | None | bool = False,
+        known_pivot: tuple[int, list[tuple[str, int, LayOff | NewMeld]]] | None = None,
+    ) -> None:
+        """Walk the exits from this table, ``kept`` held back for the discard (-1: none
+        yet). ``parent``: False, or this is the table of the visit that called it (the
+        same hand and melds, only a card now kept back), which passed ``may_qualify``,
+        with the bounds it worked out (None: it worked out none); they hold here too.
+        ``known_pivot``: what :meth:`most_constrained` would return here, when known."""
         walk = self.walk
         walk.tick()
         key = self.key(kept)
         if key in walk.seen:
             return
         walk.seen.add(key)
-        if self.good_enough(kept):
+        if self.good_enough(kept, parent if isinstance(parent, tuple) else None):
             return
-        if not self.may_qualify():
+        bounds = self.bounds if parent is False else parent
+        if parent is False and not self.may_qualify():
             return  # no canasta going out needs can be on the table any more
         hand = walk.hand
         seat = walk.seat
@@ -1349,15 +1460,21 @@ class _ExitSearch:
             else:
                 self.offer(walk.line)
             return
-        pivot, plays = self.most_constrained(kept)
+        if known_pivot is not None:
+            pivot, plays = known_pivot
+        else:
+            pivot, plays = self.most_constrained(kept)
         if pivot < 0:
             return
         if not plays:
             if kept < 0:
-                self.visit(pivot)  # the one card that fits nowhere must be the last discard
+                self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)  # the one card that fits nowhere must be the last discard
             return
         if kept < 0:
-            self.visit(pivot)  # keep the pivot back for the going-out discard
+            # Keep the pivot back for the going-out discard. Where another of it is held, the
+            # table below has the same pivot and plays: the counts read only the hand and the
+            # melds, the pivot is still to place, and the cards counted before it stay out.
+            self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)
         by_meld = walk.variant.out_by_meld
         for kind, index, play in plays:
             if kept >= 0 and sum(1 for c in play.laid if c == kept) > hand[kept] - 1:
