@@ -1030,12 +1030,14 @@ def obligation_plays(walk: _Walk) -> Iterator[tuple[str, int, LayOff | NewMeld]]
 
 
 def best_exit(
-    start: Start | HandState, context: SearchContext | None = None, *, most_bonus: bool = False, bonus_to_beat: int = -1
+    start: Start | HandState, context: SearchContext | None = None, *, most_bonus: bool = False, bonus_to_beat: int = -1,
+    margin_to_beat: int | None = None,
 ) -> Exit | None:
     """From the play step, the way of going out this turn with the best margin for the
-    player's side (with ``most_bonus``: the most canasta bonus, then the best margin, of
-    the exits holding more bonus than ``bonus_to_beat``), or None when no legal line
-    empties the hand by going out (so).
+    player's side, of those with a margin over ``margin_to_beat`` where it is given (with
+    ``most_bonus``: the most canasta bonus, then the best margin, of the exits holding
+    more bonus than ``bonus_to_beat``), or None when no legal line empties the hand by
+    going out (so).
 
     Exact cover of the hand by melds and lay-offs: each step places the card with the
     fewest ways to be placed (one card may be kept back for the going-out discard), so
@@ -1056,7 +1058,7 @@ def best_exit(
     if not search.may_qualify() or not root.may_meet_obligation():
         return None
     memo = _exit_memo(context)
-    key = (most_bonus, bonus_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
+    key = (most_bonus, bonus_to_beat, margin_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
     remembered = memo.get(key)
     if remembered is not None:
         recalled = search.recall(remembered)
@@ -1065,6 +1067,7 @@ def best_exit(
     walk = root.fork()
     search = _ExitSearch(walk, most_bonus)
     search.bonus_to_beat = bonus_to_beat
+    search.margin_to_beat = margin_to_beat
     try:
         search.run()
     finally:
@@ -1168,6 +1171,9 @@ class _ExitSearch:
         # whose bonus bound is no more is left (a turn that went out is judged against
         # exits with more bonus than it made: the others are not reported).
         self.bonus_to_beat = -1
+        # Without most_bonus, likewise exits of at most this margin (a take passed over is
+        # judged against the best exit of the draw as played: only a better one counts).
+        self.margin_to_beat: int | None = None
         self.best: Exit | None = None
         self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
         self.prepared = False
@@ -1354,7 +1360,7 @@ class _ExitSearch:
         The bounds worked out are left in ``self.bounds`` (None when they were not)."""
         self.bounds = None
         best = self.best
-        if best is None and self.bonus_to_beat < 0:
+        if best is None and self.bonus_to_beat < 0 and self.margin_to_beat is None:
             return False
         self.prepare()
         if self.beaten(self.cap, kept, best):
@@ -1374,6 +1380,8 @@ class _ExitSearch:
         """Does ``best`` beat every exit from here whose bonus is at most ``bonus`` (or is
         every such exit one not asked for)?"""
         if self.most_bonus and bonus <= self.bonus_to_beat:
+            return True
+        if not self.most_bonus and self.margin_to_beat is not None and self.margin_bound(kept, bonus) <= self.margin_to_beat:
             return True
         if best is None:
             return False

@@ -392,7 +392,7 @@ class _HandJudge:
                 break  # the quick tests only pass more often with more cards: no shallower take passes
             if best is not None and exit_bound(start, self.context) <= best[0].margin:
                 break  # the margin bound only grows with the cards taken: no shallower take beats it
-            exit_ = best_exit(start, self.context)
+            exit_ = best_exit(start, self.context, margin_to_beat=None if best is None else best[0].margin)
             if exit_ is not None and (best is None or exit_.margin > best[0].margin):
                 best = (exit_, take, False)
         if best is None:
