@@ -343,6 +343,18 @@ class _Walk:
             found = cache["_obligation_plays"] = tuple(obligation_plays(root)) if root.obligation is not None else ()
         return found
 
+    def _has_obligation_play(self) -> bool:
+        cache = self.start.__dict__
+        found: bool | None = cache.get("_has_obligation_play")
+        if found is None:
+            plays: tuple[object, ...] | None = cache.get("_obligation_plays")
+            if plays is not None:
+                found = bool(plays)
+            else:
+                found = next(obligation_plays(_Walk.at(self.start, self.context)), None) is not None
+            cache["_has_obligation_play"] = found
+        return found
+
     def may_meet_obligation(self) -> bool:
         """Can any line from the start meet the pile's obligation? Only if a play meets it
         from the start's table: a line meets it by a play holding the taken card onto a
@@ -352,7 +364,7 @@ class _Walk:
         search's completeness rests on the same merging, see :class:`_CanastaSearch`).
         Not monotone in the depth of a take (another depth reaches another card), so no
         caller stops trying takes on it."""
-        return self.start.obligation is None or bool(self.root_obligation_plays())
+        return self.start.obligation is None or self._has_obligation_play()
 
     def root_bonus_bound(self) -> int:
         """:meth:`bonus_bound` at the table the search starts at, once per start."""
@@ -1014,10 +1026,14 @@ def obligation_plays(walk: _Walk) -> Iterator[tuple[str, int, LayOff | NewMeld]]
     if not hand[card]:
         return
     use_top = bool(obligation.before)
+    wild = IS_WILD_KIND[card]
     if not (use_top and card == JOKER_CODE):  # a joker on top always goes into a new meld
         for index, meld in enumerate(walk.melds):
             if not walk.may_extend(meld) or (use_top and meld.number > obligation.melds_before):
                 continue
+            shape = meld.shape
+            if not wild and (SUIT_OF[card] != shape.suit if shape.is_run else RANK_OF[card] != shape.rank):
+                continue  # a natural card goes only onto a run of its suit or a set of its rank
             for play in walk.proposals.lay_offs(meld.shape, hand).with_card.get(card, ()):
                 if walk.meets_obligation_by_lay_off(meld, play):
                     yield "add", index, play
