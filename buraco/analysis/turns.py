@@ -564,23 +564,27 @@ def _played_draw_text(turn: Turn) -> str:
 # --- dangerous discards ----------------------------------------------------------------
 
 
-_FITS: dict[tuple[object, ...], bool] = {}
+_FITS: dict[tuple[object, ...], dict[tuple[Shape, int], bool]] = {}
 
 
 def _fits_meld(shape: Shape, card: int, variant: Variant) -> bool:
-    """Would ``card`` alone lay off on a meld of ``shape``? Remembered: melds stay on the
-    table turn after turn, and the answer is a pure function of the cards."""
-    key = (shape, card, variant.id, variant.wild_move, variant.set_max, variant.set_suits_distinct, variant.ace_to_ace)
-    found = _FITS.get(key)
+    """Would ``card`` alone lay off on a meld of ``shape``? Remembered per rule set (by
+    what of it lay-offs read): melds stay on the table turn after turn, and the answer
+    is a pure function of the cards."""
+    rules = (variant.id, variant.wild_move, variant.set_max, variant.set_suits_distinct, variant.ace_to_ace)
+    known = _FITS.get(rules)
+    if known is None:
+        known = _FITS[rules] = {}
+    found = known.get((shape, card))
     if found is None:
-        if len(_FITS) > 100_000:
-            _FITS.clear()
+        if len(known) > 100_000:
+            known.clear()
         try:
             resolve_add(shape, (CardToken(CARDS[card]),), variant)
             found = True
         except BuracoError:
             found = False
-        _FITS[key] = found
+        known[(shape, card)] = found
     return found
 
 
