@@ -28,7 +28,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final, NamedTuple
 
 from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card
@@ -94,6 +94,7 @@ class Proposals:
         self._runs: dict[tuple[int, tuple[int, ...]], MeldTable] = {}
         self._sets: dict[tuple[int, tuple[int, ...]], MeldTable] = {}
         self._judged: dict[tuple[Shape, tuple[CardToken, ...]], LayOff | None] = {}
+        self._judged_melds: dict[tuple[CardToken, ...], NewMeld | None] = {}
 
     def lay_offs(self, shape: Shape, hand: Sequence[int]) -> LayOffTable:
         """Every lay-off of ``hand``'s cards onto a meld of ``shape`` that the rules accept."""
@@ -148,15 +149,24 @@ class Proposals:
             table = self._sets[key] = self._judge_melds(rank_set_melds(self.variant, hand, rank))
         return table
 
-    def _judge_melds(self, candidates: object) -> MeldTable:
-        variant = self.variant
+    def _judge_melds(self, candidates: Iterable[Sequence[CardToken]]) -> MeldTable:
         plays = []
-        for tokens in candidates:  # type: ignore[attr-defined]
-            try:
-                shape = resolve_meld(tokens, variant)
-            except IllegalActionError:
-                continue
-            plays.append(NewMeld(tokens, shape, tuple(t.card for t in tokens)))
+        known = self._judged_melds
+        for candidate in candidates:
+            tokens = tuple(candidate)
+            if tokens in known:
+                play = known[tokens]
+            else:
+                # Remembered, like lay-offs: hands differing in a card the meld does not hold propose it again.
+                try:
+                    play = NewMeld(tokens, resolve_meld(tokens, self.variant), tuple(t.card for t in tokens))
+                except IllegalActionError:
+                    play = None
+                if len(known) > 200_000:
+                    known.clear()
+                known[tokens] = play
+            if play is not None:
+                plays.append(play)
         return MeldTable(tuple(plays), _index(plays))  # type: ignore[arg-type]
 
     def melds_with(self, hand: Sequence[int], card: int) -> list[NewMeld]:
