@@ -927,14 +927,23 @@ class _CanastaSearch:
                 continue
             if kind == "add":
                 undo = walk.lay_off(index, play)  # type: ignore[arg-type]
-                if walk.met and walk.bonus > self.to_beat:
+                if walk.met and self.may_beat_best():
                     self.end_here()
                 walk.undo_lay_off(play, undo)  # type: ignore[arg-type]
             else:
                 undone = walk.meld(play)  # type: ignore[arg-type]
-                if walk.met and walk.bonus > self.to_beat:
+                if walk.met and self.may_beat_best():
                     self.end_here()
                 walk.undo_meld(play, undone)  # type: ignore[arg-type]
+
+    def may_beat_best(self) -> bool:
+        """Could the line so far, once ended, be kept by :meth:`end_here`? (Its bonus is the
+        light table's, and the ending adds a discard or nothing: so not when it holds less
+        than the best, or as much in as many actions.) Asked before the engine replays it."""
+        walk, best = self.walk, self.best
+        if walk.bonus <= self.to_beat:
+            return False
+        return best is None or walk.bonus > best.bonus or (walk.bonus == best.bonus and len(walk.line) < len(best.actions))
 
     def end_here(self) -> None:
         """Offer the line so far, ended by the discard: replayed by the engine."""
