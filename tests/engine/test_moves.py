@@ -153,14 +153,14 @@ def _taken_with_a_wild_run(variant_id: str, rng: random.Random, dig: bool) -> tu
 
 @pytest.mark.parametrize("dig", [False, True], ids=["use-top", "dig"])
 def test_held_gaps_never_decide_whether_a_taken_card_can_be_used(dig: bool) -> None:
-    """The take-time check (rules.md 4, ``use-top`` and ``dig``) reads plays without
-    ``held_gaps``, and so never sees a lay-off leaving a gap at a place whose natural the
-    hand holds, for the run's own wild. It need not: whenever such a lay-off uses the
-    taken card, so does the same lay-off with the held natural filling the gap and the
-    wild staying put, or (the taken card being the one displacing the wild) that card
-    alone, the wild going to an end (buraco/moves.py says why). On random tables with a
-    wild in a run and hearts around it: held gaps often add plays using the taken card,
-    never the first one, and the engine's take agrees with the complete generator."""
+    """The bots read plays without ``held_gaps``, and so never see a lay-off leaving a gap
+    at a place whose natural the hand holds, for the run's own wild; the take-time check
+    (rules.md 4, ``use-top`` and ``dig``) sees them. Neither verdict needs them: whenever
+    such a lay-off uses the taken card, so does the same lay-off with the held natural
+    filling the gap and the wild staying put, or (the taken card being the one displacing
+    the wild) that card alone, the wild going to an end (buraco/moves.py says why). On
+    random tables with a wild in a run and hearts around it: held gaps often add plays
+    using the taken card, never the first one, and the engine's take agrees with both."""
     rng = random.Random(20240 + dig)
     variant_ids = ("cerrado",) if dig else ("cerrado", "cerrado-stcl", "cerrado-sucio", "burraco", "fechado-stbl")
     tables = more_plays = 0

@@ -189,8 +189,8 @@ def test_use_top_take_used_by_a_lay_off_leaving_the_gap_of_a_held_card_to_the_wi
     place, the 8c kept back (rules.md 2, a lay-off leaving a gap is filled by its wild;
     rules.md 4, the take counts every legal lay-off), whether the 9c or the 6c is the top
     card. The take and that lay-off are legal, at the table and in a record. (`add m1 8c
-    9c`, or the 6c alone sending the 2d up, would use the top card too: the take-time
-    check finds one of those, see buraco/moves.py.)"""
+    9c`, or the 6c alone sending the 2d up, would use the top card too, so a take-time
+    check blind to such gaps allows the take as well: see buraco/moves.py.)"""
     n = size(variant_id)
     deal_ = build(variant_id, [inert(n, keep=f"{top} Qh"), gap_hand(variant_id, other)], stock="Kh Jh Kh Jh")
     state = deal_.state()
