@@ -10,9 +10,18 @@ cards: whatever legal meld or lay-off a hand can make, some candidate makes a
 meld of the same cards in the same layout; except, unless ``held_gaps`` is
 asked for, a lay-off leaving a gap for the run's own wild at a place whose
 natural card the hand holds (proposed once that card has left the hand). The
-analysis asks for those; the take-time check of ``use-top`` and ``dig`` and the
-bots do not yet (so that check may refuse a take whose only use is such a
-lay-off). They all read plays from here.
+analysis asks for those, to see every lay-off whatever else is still held, and so
+does the take-time check of ``use-top`` and ``dig`` (rules.md 4: every legal play
+counts); the bots do not. The check would reach the same verdicts without them, as
+it asks only whether some play uses the taken card, and when such a lay-off does,
+so does one proposed without ``held_gaps``: the same cards with the held natural in
+the gap instead of the card displacing the wild, the wild staying where it was (as
+many cards laid, so the hand is as far from empty); or, the taken card being the
+one displacing the wild, that card alone, the wild moving to an end as the rule set
+says (the gap's side is open). Under ``fixed`` no wild moves at all. So the bots'
+own take decision agrees with the check, and their choice among plays is as it
+was. (tests/engine/test_moves.py checks this on random tables; asking costs the
+check nothing measurable.) They all read plays from here.
 
 >>> from buraco.cards import parse_cards
 >>> from buraco.rules import VARIANTS

@@ -898,7 +898,9 @@ class HandState:
             return True
         trial = self.copy()
         trial._take(seat, 0 if use_top else count)
-        return any(True for _ in plays_using(trial, card))
+        # Every legal lay-off counts, those leaving a gap at a card held for the run's wild
+        # included (held_gaps; no verdict needs them, buraco.moves says why, but they cost nothing).
+        return any(True for _ in plays_using(trial, card, held_gaps=True))
 
     def _plainly_usable(self, card: Card, pool: Sequence[int], side: int, own_only: bool) -> bool:
         """The plain cases, decided without building melds: a natural card (not a 2)

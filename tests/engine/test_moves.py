@@ -3,6 +3,7 @@ played is among what it yields, and looking ahead on a copy leaves the table alo
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -10,13 +11,15 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from buraco.actions import ADD, MELD
-from buraco.moves import candidate_lay_offs, counts_of, lay_off_plays, legal_plays, meld_plays
+from buraco.cards import Card
+from buraco.errors import IllegalActionError
+from buraco.moves import candidate_lay_offs, counts_of, lay_off_plays, legal_plays, meld_plays, plays_using
 from buraco.notation import Record
 from buraco.replay import deal_hand
 from buraco.selfplay import play_match
-from buraco.state import LaidOff, Melded
+from buraco.state import HandState, LaidOff, Melded
 
-from .helpers import V, act, cards, deal, meld_shape, play
+from .helpers import V, act, build, cards, deal, meld_shape, play
 from .records import EVERY_PAIR, per_pair
 
 SETTINGS = per_pair(25)
@@ -106,3 +109,73 @@ def test_sets_are_offered_with_and_without_a_wild(variant_id: str) -> None:
     act(state, "p1 draw")
     texts = {p.action.text for p in meld_plays(state, containing=cards("7c")[0])}
     assert "p1 meld 7c 7d 7h" in texts and "p1 meld 7c 7d JK" in texts
+
+
+# --- held gaps and the take-time check ----------------------------------------------------
+
+_PLACE_NAMES = {1: "A", 10: "T", 11: "J", 12: "Q", 13: "K", 14: "A"}
+
+
+def _heart(place: int) -> str:
+    return _PLACE_NAMES.get(place, str(place)) + "h"
+
+
+def _taken_with_a_wild_run(variant_id: str, rng: random.Random, dig: bool) -> tuple[HandState, int, Card] | None:
+    """p2 has laid a hearts run holding a wild, holds hearts around it, and is to draw
+    facing a heart or a 2 (``dig``: cerrado under ``dig``, that card at the pile's bottom).
+    The table, the count to take and the card the take must use; None for a deal the
+    builder or the rules refuse."""
+    length = rng.randint(3, 12)
+    low = rng.randint(1, 15 - length)
+    high = low + length - 1
+    wild_at = rng.randint(low, high)
+    wild = rng.choice(["2d", "JK", "2h", "2c"])
+    tokens = [f"{wild}={_heart(p)}" if p == wild_at else _heart(p) + (">low" if p == 1 else "") for p in range(low, high + 1)]
+    outside = [p for p in range(1, 15) if not low <= p <= high]
+    held = [_heart(p) for p in outside if rng.random() < 0.45]
+    if rng.random() < 0.7:
+        held.append(_heart(wild_at))  # the card displacing the wild
+    top = rng.choice([*map(_heart, outside), _heart(wild_at), "2h"])
+    p2 = [t.split("=")[0].split(">")[0] for t in tokens] + held
+    if len(p2) >= V(variant_id).hand_size:
+        return None
+    try:
+        deal_ = build(variant_id, [top, " ".join(p2)], stock="Ks Qd Kd")
+        variant = V(variant_id).override(pickup="dig") if dig else V(variant_id)
+        state = HandState.deal(variant, 2, deal_.dealer, deal_.dealt, deal_.dead, deal_.discard, deal_.stock)
+        first, last = ("p1 discard " + top, "p1 discard Kd") if dig else ("p1 discard Ks", "p1 discard " + top)
+        play(state, "p1 draw", first, "p2 draw", "p2 meld " + " ".join(tokens), "p2 discard Qd", "p1 draw", last)
+    except (ValueError, IllegalActionError):
+        return None
+    count = len(state.discard_pile) if dig else 0
+    return state, count, cards(top)[0]
+
+
+@pytest.mark.parametrize("dig", [False, True], ids=["use-top", "dig"])
+def test_held_gaps_never_decide_whether_a_taken_card_can_be_used(dig: bool) -> None:
+    """The bots read plays without ``held_gaps``, and so never see a lay-off leaving a gap
+    at a place whose natural the hand holds, for the run's own wild; the take-time check
+    (rules.md 4, ``use-top`` and ``dig``) sees them. Neither verdict needs them: whenever
+    such a lay-off uses the taken card, so does the same lay-off with the held natural
+    filling the gap and the wild staying put, or (the taken card being the one displacing
+    the wild) that card alone, the wild going to an end (buraco/moves.py says why). On
+    random tables with a wild in a run and hearts around it: held gaps often add plays
+    using the taken card, never the first one, and the engine's take agrees with both."""
+    rng = random.Random(20240 + dig)
+    variant_ids = ("cerrado",) if dig else ("cerrado", "cerrado-stcl", "cerrado-sucio", "burraco", "fechado-stbl")
+    tables = more_plays = 0
+    while tables < 400:
+        built = _taken_with_a_wild_run(rng.choice(variant_ids), rng, dig)
+        if built is None:
+            continue
+        state, count, card = built
+        tables += 1
+        trial = state.copy()
+        trial._take(2, count)  # as the take-time check does, whether or not the take is legal
+        plain = {p.action.text for p in plays_using(trial, card)}
+        complete = {p.action.text for p in plays_using(trial, card, held_gaps=True)}
+        assert plain <= complete
+        assert bool(plain) == bool(complete), (state.melds[0].shape.text(), sorted(map(str, trial.hand_of(2))), card)
+        assert state.can_take(2, count) == bool(complete)
+        more_plays += plain != complete
+    assert more_plays >= 20  # the held gaps were there to find

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import pytest
 
+from buraco.cards import Card
 from buraco.errors import IllegalActionError
+from buraco.replay import verify
+from buraco.rules import VARIANTS
 from buraco.state import DeadToStock, Discarded, Drew, HandEnded, HandState
 
-from .helpers import act, build, burn_stock, deal, play
+from .helpers import act, actions_of, build, burn_stock, deal, load_record, play
 from .test_rules_going_out import after_dead, go_out_by_discard, go_out_by_meld
 from .test_rules_pickup import USE_TOP, facing, inert, size
 
@@ -164,3 +167,59 @@ def test_the_top_card_melded_with_two_held_cards_meets_the_take() -> None:
     assert state.obligation is None
     play(state, "p1 add m4 Kc Kh", "p1 add m3 9d", "p1 discard 9s")
     assert not state.is_over and state.turn == 2
+
+
+# --- a lay-off leaving a gap at a card still held, for the run's own wild ------------------
+
+# Filler for p2's hand that melds nothing with the clubs run or the 8c.
+GAP_FILLER = "3d 6d Qd 4s 7s Ts 5d Kd Ks 3s As".split()
+
+
+def gap_hand(variant_id: str, other: str) -> str:
+    """The run 4c 5c 2d=6c 7c, the 8c, ``other`` (6c or 9c) and filler."""
+    return " ".join(["4c", "5c", "2d", "7c", "8c", other, *GAP_FILLER][: size(variant_id)])
+
+
+@pytest.mark.parametrize("top, other", [("9c", "6c"), ("6c", "9c")])
+@pytest.mark.parametrize("variant_id", USE_TOP)
+def test_use_top_take_used_by_a_lay_off_leaving_the_gap_of_a_held_card_to_the_wild(
+    variant_id: str, top: str, other: str
+) -> None:
+    """m1 `4c 5c 2d=6c 7c`, the 8c held: `add m1 6c 9c` displaces the 2d into the 8's
+    place, the 8c kept back (rules.md 2, a lay-off leaving a gap is filled by its wild;
+    rules.md 4, the take counts every legal lay-off), whether the 9c or the 6c is the top
+    card. The take and that lay-off are legal, at the table and in a record. (`add m1 8c
+    9c`, or the 6c alone sending the 2d up, would use the top card too, so a take-time
+    check blind to such gaps allows the take as well: see buraco/moves.py.)"""
+    n = size(variant_id)
+    deal_ = build(variant_id, [inert(n, keep=f"{top} Qh"), gap_hand(variant_id, other)], stock="Kh Jh Kh Jh")
+    state = deal_.state()
+    play(state, "p1 draw", "p1 discard Kh", "p2 draw", "p2 meld 4c 5c 2d=6c 7c", "p2 discard Jh", "p1 draw",
+         f"p1 discard {top}")
+    act(state, "p2 take")
+    act(state, "p2 add m1 6c 9c")
+    assert state.melds[0].shape.text() == "4c 5c 6c 7c 2d 9c"
+    assert state.obligation is None and state.hands[2][Card.parse("8c")] == 1
+    act(state, "p2 discard Kh")
+    report = verify(load_record(variant_id, 2, [deal_.hand_table(actions_of(state))]))
+    hand = report.hands[0]
+    assert hand.valid and hand.error is None and not hand.finished
+
+
+def test_dig_take_used_by_a_lay_off_leaving_the_gap_of_a_held_card_to_the_wild() -> None:
+    """The same lay-off meeting a `dig` take's obligation, under a house rule: brasil, the
+    one `dig` set, keeps its wilds fixed (nothing may displace the 2d), so here cerrado's
+    wilds with `dig`. p2 reaches the 9c at the bottom of the pile (`take 3`) and lays it
+    off as `add m1 6c 9c`, keeping the 8c."""
+    variant = VARIANTS["cerrado"].override(pickup="dig")
+    deal_ = build("cerrado", [inert(11, keep="9c Qh"), gap_hand("cerrado", "6c")], stock="Kh Jh Kh Jh")
+    state = HandState.deal(variant, 2, deal_.dealer, deal_.dealt, deal_.dead, deal_.discard, deal_.stock)
+    play(state, "p1 draw", "p1 discard 9c", "p2 draw", "p2 meld 4c 5c 2d=6c 7c", "p2 discard Jh", "p1 draw",
+         "p1 discard Kh")
+    assert [str(c) for c in state.discard_pile] == ["9c", "Jh", "Kh"]
+    act(state, "p2 take 3")
+    assert state.obligation is not None and str(state.obligation.card) == "9c"
+    act(state, "p2 add m1 6c 9c")
+    assert state.melds[0].shape.text() == "4c 5c 6c 7c 2d 9c"
+    assert state.obligation is None and state.hands[2][Card.parse("8c")] == 1
+    act(state, "p2 discard Kh")
