@@ -810,11 +810,11 @@ def _toml_card_lists(key: str, lists: tuple[tuple[Card, ...], ...]) -> str:
     return f"{key} = [\n" + "".join(f'  "{_cards_text(c)}",\n' for c in lists) + "]"
 
 
-_BARE_KEY: Final = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else _toml_string(key)
+    return key if _BARE_KEY.fullmatch(key) else _toml_string(key)  # fullmatch: "$" would let "x-\n" through
 
 
 def _toml_string(text: str) -> str:

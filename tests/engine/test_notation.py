@@ -64,6 +64,16 @@ def test_it_keeps_unknown_x_keys() -> None:
     assert to_data(loads(text))["x-club"] == {"name": "Clube", "tables": [1, 2]}
 
 
+def test_an_x_key_ending_in_a_newline_is_written_quoted() -> None:
+    # A bare TOML key is [A-Za-z0-9_-]+ and nothing more; "$" in a pattern also matches
+    # before a final newline, which once wrote the key bare and broke the record.
+    data = json.loads(dumps(loads(SMALL), "json"))
+    data["x-\n"] = "kept"
+    text = dumps(loads(json.dumps(data)))
+    assert '"x-\\n" = "kept"' in text
+    assert to_data(loads(text))["x-\n"] == "kept"
+
+
 def test_it_round_trips_toml_on_the_reloaded_object() -> None:
     once = loads(dumps(loads(SMALL)))
     twice = loads(dumps(once))
