@@ -7,7 +7,7 @@ reach had ``c`` been drawn, by the analysis's exact searches (:mod:`.search`), i
 - ``B(c)``: the most canasta bonus the side could hold when the turn ends, minus what it
   held before (the missed-canasta search, :func:`~.search.best_canasta_line`);
 - ``G(c)``: the best going-out margin this turn (the missed-going-out search,
-  :func:`~.search.best_exit`) minus the margin the table stood at before the draw (the hand
+  :func:`~.exits.best_exit`) minus the margin the table stood at before the draw (the hand
   ended there by the stock); no way of going out, no ``G``;
 - ``value(c) = max(0, B(c), G(c))``: the better of the turn's two aims, 0 when neither gains.
 
@@ -44,17 +44,15 @@ from ..notation import Record
 from ..replay import verify
 from ..scoring import score_hand, scores_if_ended
 from ..state import STOCK, HandState
+from .exits import best_exit, exit_bound, may_go_out
 from .search import (
     Budget,
     SearchContext,
     SearchCut,
     Start,
     best_canasta_line,
-    best_exit,
     canasta_bound,
-    exit_bound,
     margin_of,
-    may_go_out,
     side_bonus,
 )
 from .turns import played_turns

@@ -1,5 +1,6 @@
-"""Exhaustive searches within one turn: the best canasta bonus a player could end the
-turn with, and the best way to go out.
+"""Exhaustive searches within one turn: the light table they walk (:class:`Walk`), its
+bounds, and the best canasta bonus a player could end the turn with. The best way to go
+out walks the same table: :mod:`buraco.analysis.exits`.
 
 Both walk a light copy of the table (the player's hand as 53 counters, each meld's
 shape) through plays proposed by :mod:`buraco.moves` and accepted by the rules'
@@ -50,7 +51,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from ..actions import Action
-from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
+from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
 from ..errors import IllegalActionError
 from ..melds import (
     ALL_13,
@@ -65,9 +66,8 @@ from ..melds import (
 )
 from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
-from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
-from .proposals import RUN_CODES, SET_CODES, LayOff, LayOffTable, MeldTable, NewMeld, Proposals
+from .proposals import RUN_CODES, SET_CODES, LayOff, NewMeld, Proposals
 
 BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
 
@@ -219,7 +219,7 @@ class Start:
         return cls(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
 
     def counts(self) -> tuple[list[int], list[int], int]:
-        """The hand's cards by suit, by rank, and its wilds (see :meth:`_Walk.counts`),
+        """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`),
         counted once per start (the lists are shared: copy before changing them)."""
         found: tuple[list[int], list[int], int] | None = self.__dict__.get("_counts")
         if found is None:
@@ -294,12 +294,12 @@ def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
     return suits, ranks, wilds
 
 
-def _founding_of(shape: Shape) -> int:
+def founding_of(shape: Shape) -> int:
     """A new meld's marks: every position of a run came from its meld action."""
     return sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
 
 
-class _Walk:
+class Walk:
     """The state of a search: the hand, the melds, the line so far; plays done and undone."""
 
     def __init__(self, start: Start, context: SearchContext) -> None:
@@ -339,7 +339,7 @@ class _Walk:
         cache = self.start.__dict__
         found: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = cache.get("_obligation_plays")
         if found is None:
-            root = _Walk.at(self.start, self.context)
+            root = Walk.at(self.start, self.context)
             found = cache["_obligation_plays"] = tuple(obligation_plays(root)) if root.obligation is not None else ()
         return found
 
@@ -351,7 +351,7 @@ class _Walk:
             if plays is not None:
                 found = bool(plays)
             else:
-                found = next(obligation_plays(_Walk.at(self.start, self.context)), None) is not None
+                found = next(obligation_plays(Walk.at(self.start, self.context)), None) is not None
             cache["_has_obligation_play"] = found
         return found
 
@@ -375,10 +375,10 @@ class _Walk:
         return found
 
     @classmethod
-    def at(cls, start: Start, context: SearchContext) -> _Walk:
+    def at(cls, start: Start, context: SearchContext) -> Walk:
         """The walk at the table ``start`` begins from, made once per start and never
         played on: the quick bounds read it, and each search plays on a :meth:`fork`."""
-        found: _Walk | None = start.__dict__.get("_walk")
+        found: Walk | None = start.__dict__.get("_walk")
         if found is None or found.context is not context:
             found = cls(start, context)
             object.__setattr__(start, "_walk", found)
@@ -392,9 +392,9 @@ class _Walk:
         assert start is not None, "a walk outlived its start"
         return start
 
-    def fork(self) -> _Walk:
+    def fork(self) -> Walk:
         """A walk from this table on, with its own transposition table (for a bound)."""
-        other = object.__new__(_Walk)
+        other = object.__new__(Walk)
         other.__dict__.update(self.__dict__)
         other.hand = list(self.hand)
         other.melds = list(self.melds)
@@ -473,7 +473,7 @@ class _Walk:
     def meld(self, play: NewMeld) -> tuple[bool, int]:
         self._spend(play.laid, -1)
         was = (self.met, self.bonus)
-        meld = MeldState(len(self.melds) + 1, play.shape, self.side, self.seat, _founding_of(play.shape))
+        meld = MeldState(len(self.melds) + 1, play.shape, self.side, self.seat, founding_of(play.shape))
         self.bonus += self.meld_bonus(meld)
         if not self.met and self.obligation is not None:
             self.met = self.start.base.meld_meets_obligation(self.obligation, play.laid)
@@ -833,7 +833,7 @@ def best_canasta_line(
     if isinstance(start, HandState):
         start = Start.after(start)
     context = context or SearchContext(start.base.variant)
-    root = _Walk.at(start, context)
+    root = Walk.at(start, context)
     if root.root_bonus_bound() <= to_beat or not root.may_meet_obligation():
         return None
     cap = root.root_bound()
@@ -850,7 +850,7 @@ def best_canasta_line(
 
 
 class _CanastaSearch:
-    def __init__(self, walk: _Walk, prefer: int | None, to_beat: int) -> None:
+    def __init__(self, walk: Walk, prefer: int | None, to_beat: int) -> None:
         self.walk = walk
         self.prefer = prefer
         self.to_beat = to_beat
@@ -986,7 +986,7 @@ class _CanastaSearch:
                 continue
             for play in walk.proposals.run_melds(suit, hand).plays:
                 if len(play.laid) >= 7 and (-1, play.tokens) not in seen:
-                    made = canasta_kind(play.shape, variant, _founding_of(play.shape))
+                    made = canasta_kind(play.shape, variant, founding_of(play.shape))
                     if made is not None:
                         seen.add((-1, play.tokens))
                         found.append((canasta_bonus(made, variant), "meld", -1, play))
@@ -1025,7 +1025,7 @@ def _holds_all(hand: Sequence[int], cards: Sequence[int]) -> bool:
     return all(hand[c] >= n for c, n in need.items())
 
 
-def obligation_plays(walk: _Walk) -> Iterator[tuple[str, int, LayOff | NewMeld]]:
+def obligation_plays(walk: Walk) -> Iterator[tuple[str, int, LayOff | NewMeld]]:
     """The plays holding the card taken from the pile that meet its obligation (rules.md 4,
     ``use-top`` and ``dig``), as :func:`buraco.moves.plays_using` finds them."""
     obligation = walk.obligation
@@ -1051,133 +1051,26 @@ def obligation_plays(walk: _Walk) -> Iterator[tuple[str, int, LayOff | NewMeld]]
             yield "meld", -1, new
 
 
-# --- going out -------------------------------------------------------------------------------
-
-
-def best_exit(
-    start: Start | HandState, context: SearchContext | None = None, *, most_bonus: bool = False, bonus_to_beat: int = -1,
-    margin_to_beat: int | None = None,
-) -> Exit | None:
-    """From the play step, the way of going out this turn with the best margin for the
-    player's side, of those with a margin over ``margin_to_beat`` where it is given (with
-    ``most_bonus``: the most canasta bonus, then the best margin, of the exits holding
-    more bonus than ``bonus_to_beat``), or None when no legal line empties the hand by
-    going out (so).
-
-    Exact cover of the hand by melds and lay-offs: each step places the card with the
-    fewest ways to be placed (one card may be kept back for the going-out discard), so
-    every partition is tried once and dead ends show early. A search the context already
-    made from a table alike (see :class:`_Remembered`) is recalled, not walked again.
-    """
-    if isinstance(start, HandState):
-        start = Start.after(start)
-    context = context or SearchContext(start.base.variant)
-    base = start.base
-    side = base.side_of[start.seat]
-    variant = base.variant
-    if variant.out_needs_dead and base.dead and not base.dead_taken[side]:
-        return None  # emptying the hand would pick up a dead pile, whose cards are unknown
-    root = _Walk.at(start, context)
-    search = _ExitSearch(root, most_bonus)
-    search.bonus_to_beat = bonus_to_beat
-    if not search.may_qualify() or not root.may_meet_obligation():
-        return None
-    memo = _exit_memo(context)
-    key = (most_bonus, bonus_to_beat, margin_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
-    remembered = memo.get(key)
-    if remembered is not None:
-        recalled = search.recall(remembered)
-        if recalled is not None:
-            return recalled[0]
-    walk = root.fork()
-    search = _ExitSearch(walk, most_bonus)
-    search.bonus_to_beat = bonus_to_beat
-    search.margin_to_beat = margin_to_beat
-    try:
-        search.run()
-    finally:
-        walk.finish()
-    if len(memo) >= EXIT_MEMO_SIZE:
-        memo.clear()
-    memo[key] = search.remembered()
-    return search.best
-
-
-EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
-
-
-class _Remembered(NamedTuple):
-    """What an exit search read of its table besides the light table, and what it found:
-    enough to tell whether a search from another table would go the very same way.
-
-    The search reads of its start only the light table (the key :func:`best_exit` files
-    it under: the hand, the pile's obligation, the seat and its side, the melds, how many
-    sides, the rule set, ``most_bonus``; the context's remembered proposals and bounds
-    are functions of their keys), plus two things: the margin bound's constant (the score
-    the side and the best other side stand at, ``_ExitSearch.margin_constant``), read once
-    an exit is found, and what the engine makes of each line offered (refused, or the
-    margin and bonus it is worth), which alone moves the best found. So a search from a
-    table with the same key, the same constant (when it was read) and the same verdict on
-    every line offered visits the same tables in the same order, keeps the same best at
-    every step and ends with the same line: that line, replayed on its own table, is its
-    answer. (Its scores may differ, and are the replay's.)"""
-
-    constant: int | None  # the margin bound's constant, None if the search never read it
-    offers: tuple[tuple[tuple[Action, ...], tuple[int, int] | None], ...]  # each line offered: (margin, bonus) or None (refused)
-    best: int  # the index in ``offers`` of the exit found, -1 for none
-
-
-_EXIT_MEMOS: weakref.WeakKeyDictionary[SearchContext, dict[tuple[object, ...], _Remembered]] = weakref.WeakKeyDictionary()
-
-
-def _exit_memo(context: SearchContext) -> dict[tuple[object, ...], _Remembered]:
-    """The exit searches ``context`` made, by their light table (kept beside the context,
-    not in it, and forgotten with it)."""
-    memo = _EXIT_MEMOS.get(context)
-    if memo is None:
-        memo = _EXIT_MEMOS[context] = {}
-    return memo
-
-
 def canasta_bound(start: Start, context: SearchContext, to_beat: int, *, quick: bool = False) -> bool:
     """Could a line from ``start`` end with more canasta bonus than ``to_beat``? (By the
     bounds: False proves none can; ``quick``: by the cheaper one only.) The answer only
     grows with the cards in hand: a deeper take of the pile that cannot beat it proves
     no shallower one can."""
-    walk = _Walk.at(start, context)
+    walk = Walk.at(start, context)
     return walk.root_bonus_bound() > to_beat and (quick or walk.root_bound() > to_beat)
 
 
 def may_use_take(start: Start, context: SearchContext) -> bool:
     """Could any line from ``start`` meet its take's obligation (see
-    :meth:`_Walk.may_meet_obligation`)? Not monotone in the depth of a take."""
-    return _Walk.at(start, context).may_meet_obligation()
-
-
-def may_go_out(start: Start, context: SearchContext) -> bool:
-    """Could the player go out from ``start``, by the quick tests (the dead pile taken
-    where it must be, a canasta to be had)? Like :func:`canasta_bound`, it only passes
-    more often with more cards."""
-    base = start.base
-    side = base.side_of[start.seat]
-    if base.variant.out_needs_dead and base.dead and not base.dead_taken[side]:
-        return False
-    return _ExitSearch(_Walk.at(start, context), False).may_qualify()
-
-
-def exit_bound(start: Start, context: SearchContext) -> int:
-    """A bound on the margin of any way of going out from ``start`` (the search's bound at
-    its root). It only grows with the cards in hand."""
-    search = _ExitSearch(_Walk.at(start, context), False)
-    search.prepare()
-    return search.margin_bound(-1)
+    :meth:`Walk.may_meet_obligation`)? Not monotone in the depth of a take."""
+    return Walk.at(start, context).may_meet_obligation()
 
 
 def most_canasta_bonus(start: Start, context: SearchContext) -> int:
     """The most canasta bonus the side could hold after any plays of this turn, however
     the turn would end: a bound on every line's bonus (the canasta search without its
     ending, see the module's note on raising plays)."""
-    walk = _Walk.at(start, context).fork()
+    walk = Walk.at(start, context).fork()
     walk.met = True  # a pile's obligation adds no bonus: ignored, the bound only grows
     search = _CanastaSearch(walk, None, -1)
     search.relaxed = True
@@ -1188,441 +1081,8 @@ def most_canasta_bonus(start: Start, context: SearchContext) -> int:
     return search.most
 
 
-class _ExitSearch:
-    def __init__(self, walk: _Walk, most_bonus: bool) -> None:
-        self.walk = walk
-        self.most_bonus = most_bonus
-        # With most_bonus, exits holding at most this bonus are not asked for: a branch
-        # whose bonus bound is no more is left (a turn that went out is judged against
-        # exits with more bonus than it made: the others are not reported).
-        self.bonus_to_beat = -1
-        # Without most_bonus, likewise exits of at most this margin (a take passed over is
-        # judged against the best exit of the draw as played: only a better one counts).
-        self.margin_to_beat: int | None = None
-        self.best: Exit | None = None
-        self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
-        self.prepared = False
-        self.offers: list[tuple[tuple[Action, ...], tuple[int, int] | None]] = []  # for _Remembered
-        self.bounds: tuple[int, int] | None = None  # the bounds good_enough last worked out
-        self.best_offer = -1
-        self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
-        self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
-
-    def prepare(self) -> None:
-        """What the margin bound needs, worked out once an exit is found (most searches
-        find none, and need no bound)."""
-        if self.prepared:
-            return
-        self.prepared = True
-        walk = self.walk
-        self.cap = _Walk.at(walk.start, walk.context).root_bound()  # bounds at the table the search starts at
-        self.prepare_constants()
-
-    def prepare_constants(self) -> None:
-        """The scores the margin bound starts from (see :meth:`margin_constant`)."""
-        walk = self.walk
-        base, seat = walk.start.base, walk.seat
-        variant = walk.variant
-        values = variant.card_values
-        # The margin of any exit is own - max(other + its change), where own is the side's
-        # score then: rules.md 3 with every card but the one thrown melded by the player,
-        # so the constant below plus the side's canasta bonus minus the card thrown. The
-        # other sides' scores change only by their canasta bonus (a brasil lay-off on their
-        # melds): up by a canasta completed, down by a wild spoiling a clean one.
-        scores = scores_if_ended(base, OUT, seat)
-        hand_before = sum(values[c] * n for c, n in enumerate(base.hands[seat]) if n)
-        hand_after = sum(values[c] * n for c, n in enumerate(walk.start.hand) if n)  # the table the search starts at
-        self.own_constant = scores[walk.side].total + hand_before + hand_after - side_bonus(base, walk.side)
-        if walk.start.draw is not None and base.dead_unplayed[walk.side] == seat:
-            # From before the draw step: the penalty for a dead pile "taken but never played
-            # from" (rules.md 3) is in the scores above, and the draw step lifts it.
-            self.own_constant += variant.penalty_dead_unplayed
-        self.others = [s.total for i, s in enumerate(scores) if i != walk.side]
-        self.spoil = 0
-        root_hand = walk.start.hand
-        if variant.lay_off_anyone and any(root_hand[w] for w in WILD_CODES):
-            drop = max(canasta_bonus(k, variant) for k in (CLEAN, "ace-to-king", "ace-to-ace")) - canasta_bonus(DIRTY, variant)
-            wilds = sum(root_hand[w] for w in WILD_CODES)
-            for other in range(len(base.sides)):
-                if other != walk.side:
-                    clean = sum(1 for m in base.melds if m.side == other and m.kind(variant) not in (None, DIRTY))
-                    self.spoil = max(self.spoil, min(wilds, clean) * drop)
-
-    def margin_constant(self) -> int:
-        """What the margin bound adds to the side's canasta bonus less the card thrown: the
-        side's score without its bonus, less the best other side's at its lowest."""
-        return self.own_constant - (max(self.others) - self.spoil if self.others else 0)
-
-    def may_qualify(self) -> bool:
-        """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one
-        on the table, or could the cards in hand make one? (By the bounds: a meld of the
-        player's whose bound reaches the kind needed, or a new canasta.)"""
-        walk = self.walk
-        variant = walk.variant
-        need = canasta_bonus(CLEAN, variant) if variant.out_needs_clean else canasta_bonus(DIRTY, variant)
-        counts = (walk._suits, walk._ranks, walk._wilds)  # read, not changed
-        for meld in walk.melds:
-            if meld.side != walk.side or (variant.lay_off_anyone and meld.owner != walk.seat):
-                continue
-            kind = canasta_kind(meld.shape, variant, meld.founding)
-            if kind is not None and (kind != DIRTY or not variant.out_needs_clean):
-                return True
-            if walk.could_grow_to_canasta(meld, *counts) and walk.kind_bound(meld) >= need:
-                return True
-        return walk.new_bound(counts) >= need
-
-    def margin_bound(self, kept: int, bonus: int | None = None) -> int:
-        """A bound on the margin of any exit from here (see ``own_constant``): the side's
-        bonus at its bound, the cheapest card thrown (none where the last card may be
-        melded), the best other side's score with every wild spoiling a canasta of theirs."""
-        self.prepare()
-        walk = self.walk
-        variant = walk.variant
-        values = variant.card_values
-        if kept >= 0:
-            thrown = values[kept]
-        elif variant.out_by_meld:
-            thrown = 0
-        else:
-            thrown = min(values[c] for c in range(CARD_KINDS) if walk.hand[c])
-        own = self.own_constant + (min(self.cap, walk.bonus_bound()) if bonus is None else bonus) - thrown
-        return own - (max(self.others) - self.spoil if self.others else 0)
-
-    def key(self, kept: int) -> tuple[object, ...]:
-        """The table as a transposition key, the melds no card left in hand can change told
-        apart only by what they are worth. A meld of a suit (run) or rank (set) of which no
-        card is left (the card kept for the discard aside) can only take a lone wild, and
-        then no more: such a meld counts by its side, owner, bonus, whether going out may
-        count on it, and the kinds a lone wild of each kind would leave (None: it takes
-        none); one that can take no wild, by its side's sum of bonus only (and whether the
-        player's own may count for going out). Tables alike in that are worth alike from
-        here, whichever way their melds were laid."""
-        walk = self.walk
-        variant = walk.variant
-        suits, ranks, wilds = walk.counts()
-        if kept >= 0:
-            if kept == JOKER_CODE or RANK_OF[kept] == 2:
-                wilds -= 1
-            if kept != JOKER_CODE:
-                suits[SUIT_OF[kept]] -= 1
-                ranks[RANK_OF[kept]] -= 1
-        relevant: list[tuple[object, ...]] = []
-        lone: list[tuple[str, tuple[object, ...]]] = []  # (its repr, what the meld is worth)
-        closed = [0] * len(walk.start.base.sides)
-        qualified = False
-        hand = walk.hand
-        held = tuple([hand[w] > 0 for w in WILD_CODES]) if wilds else None
-        closed_of = self._closed
-        for index, meld in enumerate(walk.melds):
-            shape = meld.shape
-            if suits[shape.suit] if shape.is_run else ranks[shape.rank]:
-                relevant.append((index, shape, meld.founding))
-                continue
-            # What a meld no card in hand can change is worth: a function of the meld and
-            # of the wild kinds held (when any wild is), remembered by the meld object (kept
-            # alive by the entry, so its id is not reused) and the wilds held.
-            entry = closed_of.get(id(meld))
-            if entry is None or entry[0] is not meld:
-                entry = closed_of[id(meld)] = (meld, {})
-            found = entry[1].get(held)
-            if found is None:
-                kind = canasta_kind(shape, variant, meld.founding)
-                counts = self.counts_for_going_out(meld, kind)
-                if held is not None and shape.wild_index < 0:
-                    after = self.lone_wild_kinds(meld, held)
-                    if any(after):
-                        worth = (meld.side, meld.owner, kind or "", counts, after)
-                        found = (True, worth, repr(worth), 0, False)
-                if found is None:
-                    found = (False, None, "", canasta_bonus(kind, variant), counts)
-                entry[1][held] = found
-            if found[0]:
-                lone.append((found[2], found[1]))  # type: ignore[arg-type]
-                continue
-            closed[meld.side] += found[3]
-            qualified = qualified or found[4]
-        lone.sort(key=lambda pair: pair[0])  # by repr, as sorted(..., key=repr)
-        return (tuple(hand), kept, walk.met, tuple(relevant), tuple(w for _, w in lone), tuple(closed), qualified)
-
-    def run(self) -> None:
-        self.visit(-1)
-
-    def lone_wild_kinds(self, meld: MeldState, held: tuple[bool, ...]) -> tuple[frozenset[str | None] | None, ...]:
-        """For each wild kind held, the canasta kinds a lay-off of that wild alone can leave
-        ``meld`` with (empty: it takes none); None for a wild kind not held."""
-        key = (meld.shape, meld.founding, held)
-        found = self._lone.get(key)
-        if found is None:
-            walk = self.walk
-            variant = walk.variant
-            shape = meld.shape
-            hand = [0] * CARD_KINDS
-            for w, has in zip(WILD_CODES, held):
-                hand[w] = int(has)
-            table = walk.proposals.lay_offs(shape, hand)
-            found = self._lone[key] = tuple(
-                frozenset(
-                    canasta_kind(p.shape, variant, moved_founding(meld.founding, p) if shape.is_run and meld.founding else meld.founding)  # type: ignore[arg-type]
-                    for p in table.with_card.get(w, ()) if len(p.laid) == 1
-                ) if has else None
-                for w, has in zip(WILD_CODES, held)
-            )
-        return found
-
-    def counts_for_going_out(self, meld: MeldState, kind: str | None) -> bool:
-        """Is ``meld`` a canasta the player may go out on (their side's; in brasil their own)?"""
-        walk = self.walk
-        variant = walk.variant
-        if meld.side != walk.side or (variant.lay_off_anyone and meld.owner != walk.seat) or kind is None:
-            return False
-        return kind != DIRTY or not variant.out_needs_clean
-
-    def good_enough(self, kept: int, known: tuple[int, int] | None = None) -> bool:
-        """Can no exit from here beat the best one found? First by the bounds from card
-        counts; where they leave room, by the bound suit by suit (:meth:`_Walk.split_bound`),
-        dearer but aware that a card cannot go to two runs. ``known``: both bounds, already
-        worked out for this very table (the hand and melds; only the card kept differs).
-        The bounds worked out are left in ``self.bounds`` (None when they were not)."""
-        self.bounds = None
-        best = self.best
-        if best is None and self.bonus_to_beat < 0 and self.margin_to_beat is None:
-            return False
-        self.prepare()
-        if self.beaten(self.cap, kept, best):
-            return True  # beaten at the bound from the search's start: at any lower bound too
-        walk = self.walk
-        if known is not None:
-            counted, split = known
-            return self.beaten(counted, kept, best) or self.beaten(split, kept, best)
-        counted = min(self.cap, walk.bonus_bound())
-        if self.beaten(counted, kept, best):
-            return True
-        split = min(counted, walk.split_bound())
-        self.bounds = (counted, split)
-        return self.beaten(split, kept, best)
-
-    def beaten(self, bonus: int, kept: int, best: Exit | None) -> bool:
-        """Does ``best`` beat every exit from here whose bonus is at most ``bonus`` (or is
-        every such exit one not asked for)?"""
-        if self.most_bonus and bonus <= self.bonus_to_beat:
-            return True
-        if not self.most_bonus and self.margin_to_beat is not None and self.margin_bound(kept, bonus) <= self.margin_to_beat:
-            return True
-        if best is None:
-            return False
-        if self.most_bonus:
-            return bonus < best.bonus or (bonus == best.bonus and self.margin_bound(kept, bonus) <= best.margin)
-        return self.margin_bound(kept, bonus) <= best.margin
-
-    def judge(self, line: Sequence[Action]) -> Exit | None:
-        """The exit ``line`` is, judged by the engine from the search's start; None if the
-        engine refuses it or it does not go out."""
-        walk = self.walk
-        state = walk.start.replay(line)
-        if state is None or not (state.is_over and state.ended_by == OUT and state.out_by == walk.seat):
-            return None
-        scores = tuple(p.total for p in score_hand(state))
-        return Exit(tuple(line), margin_of(scores, walk.side), scores, state, side_bonus(state, walk.side))
-
-    def offer(self, line: Sequence[Action]) -> None:
-        exit_ = self.judge(line)
-        self.offers.append((tuple(line), None if exit_ is None else (exit_.margin, exit_.bonus)))
-        if exit_ is None:
-            return
-        best = self.best
-        if best is None:
-            better = True
-        elif self.most_bonus:
-            better = (exit_.bonus, exit_.margin) > (best.bonus, best.margin)
-        else:
-            better = exit_.margin > best.margin
-        if better:
-            self.best = exit_
-            self.best_offer = len(self.offers) - 1
-
-    def remembered(self) -> _Remembered:
-        """This search, finished, as :func:`best_exit` remembers it."""
-        return _Remembered(self.margin_constant() if self.prepared else None, tuple(self.offers), self.best_offer)
-
-    def recall(self, remembered: _Remembered) -> tuple[Exit | None] | None:
-        """The answer of a search from this table when it would go as ``remembered`` went
-        (see :class:`_Remembered`), in a 1-tuple; None when it might not (then search)."""
-        if remembered.constant is not None:
-            self.prepare_constants()
-            if self.margin_constant() != remembered.constant:
-                return None
-        found: Exit | None = None
-        for number, (line, verdict) in enumerate(remembered.offers):
-            exit_ = self.judge(line)
-            if (None if exit_ is None else (exit_.margin, exit_.bonus)) != verdict:
-                return None
-            if number == remembered.best:
-                found = exit_
-        return (found,)
-
-    def visit(
-        self, kept: int, parent: tuple[int, int] | None | bool = False,
-        known_pivot: tuple[int, list[tuple[str, int, LayOff | NewMeld]]] | None = None,
-    ) -> None:
-        """Walk the exits from this table, ``kept`` held back for the discard (-1: none
-        yet). ``parent``: False, or this is the table of the visit that called it (the
-        same hand and melds, only a card now kept back), which passed ``may_qualify``,
-        with the bounds it worked out (None: it worked out none); they hold here too.
-        ``known_pivot``: what :meth:`most_constrained` would return here, when known."""
-        walk = self.walk
-        walk.tick()
-        key = self.key(kept)
-        if key in walk.seen:
-            return
-        walk.seen.add(key)
-        if self.good_enough(kept, parent if isinstance(parent, tuple) else None):
-            return
-        bounds = self.bounds if parent is False else parent
-        if parent is False and not self.may_qualify():
-            return  # no canasta going out needs can be on the table any more
-        hand = walk.hand
-        seat = walk.seat
-        left = walk.size - (1 if kept >= 0 else 0)
-        obligation = walk.obligation
-        if not walk.met and obligation is not None and hand[obligation.card] - (1 if kept == obligation.card else 0) <= 0:
-            return  # the card taken from the pile can no longer be melded
-        if left == 0:
-            if kept >= 0:
-                card = CARDS[kept]
-                self.offer((*walk.line, Action(seat, "discard", (card,), (), 0, 0, f"p{seat} discard {card}")))
-            else:
-                self.offer(walk.line)
-            return
-        if known_pivot is not None:
-            pivot, plays = known_pivot
-        else:
-            pivot, plays = self.most_constrained(kept)
-        if pivot < 0:
-            return
-        if not plays:
-            if kept < 0:
-                self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)  # the one card that fits nowhere must be the last discard
-            return
-        if kept < 0:
-            # Keep the pivot back for the going-out discard. Where another of it is held, the
-            # table below has the same pivot and plays: the counts read only the hand and the
-            # melds, the pivot is still to place, and the cards counted before it stay out.
-            self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)
-        by_meld = walk.variant.out_by_meld
-        for kind, index, play in plays:
-            if kept >= 0 and sum(1 for c in play.laid if c == kept) > hand[kept] - 1:
-                continue  # it would spend the card kept for the discard
-            if kept < 0 and not by_meld and len(play.laid) >= left:
-                continue  # it would meld the last card, where going out is by discard only
-            if kind == "add":
-                undo = walk.lay_off(index, play)  # type: ignore[arg-type]
-                self.visit(kept)
-                walk.undo_lay_off(play, undo)  # type: ignore[arg-type]
-            else:
-                undone = walk.meld(play)  # type: ignore[arg-type]
-                self.visit(kept)
-                walk.undo_meld(play, undone)  # type: ignore[arg-type]
-
-    def most_constrained(self, kept: int) -> tuple[int, list[tuple[str, int, LayOff | NewMeld]]]:
-        """The card still to place with the fewest melds and lay-offs holding it, and those
-        plays (none: no meld or lay-off can hold it, now or later in the turn: a card that
-        fits only a meld laid this turn fits that meld's cards from the hand now).
-        Sound because a card's plays from this hand include every play of it that the
-        hand left later would allow: the proposals keep a gap for a run's wild at a
-        place whose natural card is still held (``held_gaps`` in :mod:`buraco.moves`),
-        so spending that card first opens no lay-off not listed here.
-
-        The plays are counted card by card (a count stops once it cannot be the fewest)
-        and listed for the card chosen only, in the generator's order: new melds (as
-        :meth:`Proposals.melds_with` finds them), then lay-offs meld by meld."""
-        walk = self.walk
-        hand = walk.hand
-        proposals = walk.proposals
-        # The melds a card may be laid off on: every one for a wild, else the runs of its
-        # suit and the sets of its rank, in table order.
-        everyone: list[int] = []
-        groups: dict[tuple[bool, int], list[int]] = {}
-        for i, m in enumerate(walk.melds):
-            if walk.may_extend(m):
-                everyone.append(i)
-                shape = m.shape
-                groups.setdefault((True, shape.suit) if shape.is_run else (False, shape.rank), []).append(i)
-        melds = walk.melds
-        tables: dict[int, LayOffTable] = {}
-        runs: list[MeldTable | None] = [None] * 4
-        sets: list[MeldTable | None] = [None] * 14
-        with_sets = walk.variant.sets
-
-        def new_melds(card: int) -> list[NewMeld]:
-            found: list[NewMeld] = []
-            if IS_WILD_KIND[card]:
-                suits: Sequence[int] = range(4)
-                ranks: Sequence[int] = [r for r in (1, *range(3, 14)) if any(hand[(r - 1) * 4 + s] for s in range(4))] if with_sets else ()
-            else:
-                suits = (SUIT_OF[card],)
-                ranks = (RANK_OF[card],) if with_sets and RANK_OF[card] != 2 else ()
-            for suit in suits:
-                table = runs[suit]
-                if table is None:
-                    table = runs[suit] = proposals.run_melds(suit, hand)
-                found.extend(table.with_card.get(card, ()))
-            for rank in ranks:
-                table = sets[rank]
-                if table is None:
-                    table = sets[rank] = proposals.set_melds(rank, hand)
-                found.extend(table.with_card.get(card, ()))
-            return found
-
-        def fitting(card: int) -> list[int]:
-            if IS_WILD_KIND[card]:
-                return everyone
-            return sorted(groups.get((True, SUIT_OF[card]), []) + groups.get((False, RANK_OF[card]), []))
-
-        def lay_offs(index: int, card: int) -> tuple[LayOff, ...]:
-            table = tables.get(index)
-            if table is None:
-                table = tables[index] = proposals.lay_offs(melds[index].shape, hand)
-            return table.with_card.get(card, ())
-
-        best_card, fewest = -1, -1
-        for card in range(CARD_KINDS):
-            if hand[card] - (1 if card == kept else 0) <= 0:
-                continue
-            count = len(new_melds(card))
-            if fewest >= 0 and count >= fewest:
-                continue
-            for index in fitting(card):
-                count += len(lay_offs(index, card))
-                if fewest >= 0 and count >= fewest:
-                    break
-            if fewest < 0 or count < fewest:
-                best_card, fewest = card, count
-                if not count:
-                    break
-        if fewest <= 0:
-            return best_card, []
-        best_plays: list[tuple[str, int, LayOff | NewMeld]] = [("meld", -1, p) for p in new_melds(best_card)]
-        for index in fitting(best_card):
-            best_plays.extend(("add", index, p) for p in lay_offs(index, best_card))
-        return best_card, sorted(best_plays, key=self.gain, reverse=True)  # stable: generator order among equals
-
-    def gain(self, entry: tuple[str, int, LayOff | NewMeld]) -> int:
-        """What a play adds to the side's margin by canasta bonus now: tried first, the
-        lines going out with more bonus are found early and bound the rest."""
-        kind, index, play = entry
-        walk = self.walk
-        variant = walk.variant
-        if kind == "meld":
-            return canasta_bonus(canasta_kind(play.shape, variant, _founding_of(play.shape)), variant)
-        meld = walk.melds[index]
-        founding = moved_founding(meld.founding, play) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
-        change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
-        return change if meld.side == walk.side else -change
-
-
 __all__ = [
-    "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "best_canasta_line", "best_exit", "canasta_bound", "exit_bound", "may_go_out",
-    "may_use_take",
-    "ending_discard", "margin_of", "side_bonus",
+    "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "best_canasta_line", "canasta_bound", "ending_discard",
+    "margin_of", "may_use_take", "most_canasta_bonus", "side_bonus",
 ]
 

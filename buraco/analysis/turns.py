@@ -28,6 +28,7 @@ from ..rules import Variant
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, STOCK, Drew, HandState, TableMeld, Took
 from .collector import collector_paused
+from .exits import best_exit, exit_bound, may_go_out
 from .findings import (
     DANGEROUS_DISCARD,
     LOST,
@@ -48,11 +49,8 @@ from .search import (
     SearchCut,
     Start,
     best_canasta_line,
-    best_exit,
     canasta_bound,
-    exit_bound,
     margin_of,
-    may_go_out,
     may_use_take,
 )
 

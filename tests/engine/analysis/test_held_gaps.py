@@ -6,7 +6,7 @@ such a lay-off while that natural card is still in hand."""
 from __future__ import annotations
 
 from buraco.analysis import MISSED_CANASTA, analyze_record
-from buraco.analysis.search import best_exit
+from buraco.analysis.exits import best_exit
 from buraco.analysis.witness import replay_witness
 from buraco.selfplay import play_match
 from buraco.state import HandState

@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from buraco.analysis import MISSED_CANASTA, MISSED_GOING_OUT, Finding, analyze_record
-from buraco.analysis.search import SearchContext, Start, best_canasta_line, best_exit
+from buraco.analysis.exits import best_exit
+from buraco.analysis.search import SearchContext, Start, best_canasta_line
 from buraco.analysis.turns import PlayedHand, _HandJudge, played_turns
 from buraco.analysis.witness import replay_witness
 from buraco.moves import draw_step_actions
