@@ -174,7 +174,7 @@ class _ExitSearch:
             return
         self.prepared = True
         walk = self.walk
-        self.cap = Walk.at(walk.start, walk.context).root_bound()  # bounds at the table the search starts at
+        self.cap = walk.root_bound()  # bounds at the table the search starts at
         self.prepare_constants()
 
     def prepare_constants(self) -> None:

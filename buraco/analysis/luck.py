@@ -256,7 +256,7 @@ def hand_luck(
     context = context or SearchContext(record.rules)
     if budget is not None:
         context.budget = budget
-    played = played_turns(record, index)
+    played = played_turns(record, index, context)
     draws: list[DrawLuck] = []
     for turn in played.turns:
         if turn.draw.verb != DRAW:

@@ -142,8 +142,13 @@ class SearchContext:
         if found is None or found[0] is not base:
             if len(self._bonuses) > 64:
                 self._bonuses.clear()
-            found = self._bonuses[key] = (base, sum(self._light(m)[1] for m in base.melds if m.side == side))
+            found = self._bonuses[key] = (base, self.bonus_now(base, side))
         return found[1]
+
+    def bonus_now(self, state: HandState, side: int) -> int:
+        """The side's canasta bonus on ``state`` as it stands (a table being played on:
+        not remembered by table, only each meld's bonus by meld object)."""
+        return sum(self._light(m)[1] for m in state.melds if m.side == side)
 
 
 @dataclass(frozen=True)
@@ -322,38 +327,39 @@ class Walk:
         self.seen: set[tuple[object, ...]] = set()
         suits, ranks, self._wilds = start.counts()
         self._suits, self._ranks = list(suits), list(ranks)
+        self._root_bonus_bound: int | None = None
+        self._root_bound: int | None = None
+        self._obligation_plays: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = None
+        self._usable: bool | None = None  # may_meet_obligation
+
+    # --- what the table the search starts at allows, worked out once per start: a turn's
+    # canasta and going-out searches, and the bounds tried on a take, all begin there.
+    # Kept on the walk Walk.at made for the start (forks read it there).
+
+    def _root(self) -> Walk:
+        return Walk.at(self.start, self.context)
+
+    def root_bonus_bound(self) -> int:
+        """:meth:`bonus_bound` at the table the search starts at."""
+        root = self._root()
+        if root._root_bonus_bound is None:
+            root._root_bonus_bound = root.bonus_bound()
+        return root._root_bonus_bound
 
     def root_bound(self) -> int:
-        """``min(bonus_bound(), split_bound())`` at the table the search starts at, worked
-        out once per start: a turn's canasta and going-out searches, and the bounds tried
-        on a take before its search, all begin there."""
-        cache = self.start.__dict__
-        found: int | None = cache.get("_root_bound")
-        if found is None:
-            found = cache["_root_bound"] = min(self.bonus_bound(), self.split_bound())
-        return found
+        """``min(bonus_bound(), split_bound())`` at the table the search starts at."""
+        root = self._root()
+        if root._root_bound is None:
+            root._root_bound = min(root.root_bonus_bound(), root.split_bound())
+        return root._root_bound
 
     def root_obligation_plays(self) -> tuple[tuple[str, int, LayOff | NewMeld], ...]:
         """The plays meeting the pile's obligation from the table the search starts at
-        (:func:`obligation_plays`; none without an obligation), found once per start."""
-        cache = self.start.__dict__
-        found: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = cache.get("_obligation_plays")
-        if found is None:
-            root = Walk.at(self.start, self.context)
-            found = cache["_obligation_plays"] = tuple(obligation_plays(root)) if root.obligation is not None else ()
-        return found
-
-    def _has_obligation_play(self) -> bool:
-        cache = self.start.__dict__
-        found: bool | None = cache.get("_has_obligation_play")
-        if found is None:
-            plays: tuple[object, ...] | None = cache.get("_obligation_plays")
-            if plays is not None:
-                found = bool(plays)
-            else:
-                found = next(obligation_plays(Walk.at(self.start, self.context)), None) is not None
-            cache["_has_obligation_play"] = found
-        return found
+        (:func:`obligation_plays`; none without an obligation)."""
+        root = self._root()
+        if root._obligation_plays is None:
+            root._obligation_plays = tuple(obligation_plays(root)) if root.obligation is not None else ()
+        return root._obligation_plays
 
     def may_meet_obligation(self) -> bool:
         """Can any line from the start meet the pile's obligation? Only if a play meets it
@@ -363,16 +369,14 @@ class Walk:
         is one play from the start's hand, which holds every card a line lays (the canasta
         search's completeness rests on the same merging, see :class:`_CanastaSearch`).
         Not monotone in the depth of a take (another depth reaches another card), so no
-        caller stops trying takes on it."""
-        return self.start.obligation is None or self._has_obligation_play()
-
-    def root_bonus_bound(self) -> int:
-        """:meth:`bonus_bound` at the table the search starts at, once per start."""
-        cache = self.start.__dict__
-        found: int | None = cache.get("_root_bonus_bound")
-        if found is None:
-            found = cache["_root_bonus_bound"] = self.bonus_bound()
-        return found
+        caller stops trying takes on it. (The first such play found answers.)"""
+        if self.start.obligation is None:
+            return True
+        root = self._root()
+        if root._usable is None:
+            plays = root._obligation_plays
+            root._usable = bool(plays) if plays is not None else next(obligation_plays(root), None) is not None
+        return root._usable
 
     @classmethod
     def at(cls, start: Start, context: SearchContext) -> Walk:

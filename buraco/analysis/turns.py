@@ -26,7 +26,7 @@ from ..notation import Record
 from ..replay import deal_hand
 from ..rules import Variant
 from ..scoring import score_hand, scores_if_ended
-from ..state import OUT, STOCK, Drew, HandState, TableMeld, Took
+from ..state import OUT, STOCK, Drew, HandState, Took
 from .collector import collector_paused
 from .exits import best_exit, exit_bound, may_go_out
 from .findings import (
@@ -120,33 +120,21 @@ class PlayedHand:
         return self.turns[position + 1].before_draw if position + 1 < len(self.turns) else self.final
 
 
-def played_turns(record: Record, index: int) -> PlayedHand:
+def played_turns(record: Record, index: int, context: SearchContext | None = None) -> PlayedHand:
     """Replay a hand turn by turn, up to its first illegal action (the turn cut by it
-    is left out)."""
+    is left out). ``context``: the analysis's, whose remembered meld bonuses it reads."""
     state = deal_hand(record, index)
     actions = record.hands[index].parsed
     turns: list[Turn] = []
     current: Turn | None = None
-    variant = record.rules
-    bonuses: dict[int, tuple[TableMeld, int]] = {}  # by meld object: a lay-off replaces a meld, never changes it
-
-    def bonus_of(side: int) -> int:
-        total = 0
-        for meld in state.melds:
-            if meld.side == side:
-                found = bonuses.get(id(meld))
-                if found is None or found[0] is not meld:
-                    found = bonuses[id(meld)] = (meld, canasta_bonus(meld.kind(variant), variant))
-                total += found[1]
-        return total
-
+    bonus_now = (context or SearchContext(record.rules)).bonus_now
     for ply, action in enumerate(actions, start=1):
         seat = action.seat
         starts = action.verb in (DRAW, TAKE) and state.step == "draw"
         if starts:
             if current is not None:
                 current.complete = True
-                current.end_bonus = bonus_of(current.side)
+                current.end_bonus = bonus_now(state, current.side)
             before = state.copy(log=False)
         try:
             operation = state.apply(action)
@@ -176,7 +164,7 @@ def played_turns(record: Record, index: int) -> PlayedHand:
         state.finish_by_stock()
         if current is not None and (state.is_over or state.turn != current.seat):
             current.complete = True
-            current.end_bonus = bonus_of(current.side)
+            current.end_bonus = bonus_now(state, current.side)
     turns = [t for t in turns if t.complete]
     return PlayedHand(turns, state, state.is_over, actions)
 
@@ -213,7 +201,7 @@ def turn_findings(
 def _judge_hand(record: Record, index: int, context: SearchContext) -> tuple[list[Finding], list[Unsearched]]:
     # Its own frame, so that the hand's tables are freed before the collector resumes
     # (it would otherwise walk them all once, for nothing).
-    judge = _HandJudge(record, index, played_turns(record, index), context)
+    judge = _HandJudge(record, index, played_turns(record, index, context), context)
     return judge.findings(), judge.unsearched
 
 
