@@ -22,9 +22,8 @@ would report replayed by the engine.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, cast
 
 from ..actions import Action
 from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF
@@ -67,21 +66,18 @@ def best_exit(
     if variant.out_needs_dead and base.dead and not base.dead_taken[side]:
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
     root = Walk.at(start, context)
-    search = _ExitSearch(root, most_bonus)
-    search.bonus_to_beat = bonus_to_beat
+    search = _ExitSearch(root, most_bonus, bonus_to_beat, margin_to_beat)
     if not search.may_qualify() or not root.may_meet_obligation():
         return None
-    memo = _exit_memo(context)
+    memo = context.exits
     key = (most_bonus, bonus_to_beat, margin_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
     remembered = memo.get(key)
     if remembered is not None:
-        recalled = search.recall(remembered)
+        recalled = search.recall(cast(_Remembered, remembered))
         if recalled is not None:
             return recalled[0]
     walk = root.fork()
-    search = _ExitSearch(walk, most_bonus)
-    search.bonus_to_beat = bonus_to_beat
-    search.margin_to_beat = margin_to_beat
+    search = _ExitSearch(walk, most_bonus, bonus_to_beat, margin_to_beat)
     try:
         search.run()
     finally:
@@ -100,8 +96,9 @@ class _Remembered(NamedTuple):
     enough to tell whether a search from another table would go the very same way.
 
     The search reads of its start only the light table (the key :func:`best_exit` files
-    it under: the hand, the pile's obligation, the seat and its side, the melds, how many
-    sides, the rule set, ``most_bonus``; the context's remembered proposals and bounds
+    it under, in ``SearchContext.exits``: the hand, the pile's obligation, the seat and its
+    side, the melds, how many sides, the rule set, ``most_bonus`` and what it is asked to
+    beat; the context's remembered proposals and bounds
     are functions of their keys), plus two things: the margin bound's constant (the score
     the side and the best other side stand at, ``_ExitSearch.margin_constant``), read once
     an exit is found, and what the engine makes of each line offered (refused, or the
@@ -114,18 +111,6 @@ class _Remembered(NamedTuple):
     constant: int | None  # the margin bound's constant, None if the search never read it
     offers: tuple[tuple[tuple[Action, ...], tuple[int, int] | None], ...]  # each line offered: (margin, bonus) or None (refused)
     best: int  # the index in ``offers`` of the exit found, -1 for none
-
-
-_EXIT_MEMOS: weakref.WeakKeyDictionary[SearchContext, dict[tuple[object, ...], _Remembered]] = weakref.WeakKeyDictionary()
-
-
-def _exit_memo(context: SearchContext) -> dict[tuple[object, ...], _Remembered]:
-    """The exit searches ``context`` made, by their light table (kept beside the context,
-    not in it, and forgotten with it)."""
-    memo = _EXIT_MEMOS.get(context)
-    if memo is None:
-        memo = _EXIT_MEMOS[context] = {}
-    return memo
 
 
 def may_go_out(start: Start, context: SearchContext) -> bool:
@@ -148,16 +133,16 @@ def exit_bound(start: Start, context: SearchContext) -> int:
 
 
 class _ExitSearch:
-    def __init__(self, walk: Walk, most_bonus: bool) -> None:
+    def __init__(self, walk: Walk, most_bonus: bool, bonus_to_beat: int = -1, margin_to_beat: int | None = None) -> None:
         self.walk = walk
         self.most_bonus = most_bonus
         # With most_bonus, exits holding at most this bonus are not asked for: a branch
         # whose bonus bound is no more is left (a turn that went out is judged against
         # exits with more bonus than it made: the others are not reported).
-        self.bonus_to_beat = -1
+        self.bonus_to_beat = bonus_to_beat
         # Without most_bonus, likewise exits of at most this margin (a take passed over is
         # judged against the best exit of the draw as played: only a better one counts).
-        self.margin_to_beat: int | None = None
+        self.margin_to_beat = margin_to_beat
         self.best: Exit | None = None
         self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
         self.prepared = False

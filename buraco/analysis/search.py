@@ -110,6 +110,8 @@ class SearchContext:
         self._melds: dict[int, tuple[TableMeld, MeldState, int]] = {}
         self._bonuses: dict[tuple[int, int], tuple[HandState, int]] = {}
         self._suit_gains: dict[tuple[object, ...], int] = {}
+        # The exit searches made, by their light table (buraco.analysis.exits._Remembered).
+        self.exits: dict[tuple[object, ...], tuple[object, ...]] = {}
 
     def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
         """The melds of a table as a search keeps them, read once per table (a turn's
