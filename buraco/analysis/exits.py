@@ -200,7 +200,8 @@ class _ExitSearch:
     def may_qualify(self) -> bool:
         """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one
         on the table, or could the cards in hand make one? (By the bounds: a meld of the
-        player's whose bound reaches the kind needed, or a new canasta.)"""
+        player's whose bound reaches the kind needed, or a new canasta whose own bound
+        does: three dirty canastas to be had do not make the clean one asked for.)"""
         walk = self.walk
         variant = walk.variant
         need = canasta_bonus(CLEAN, variant) if variant.out_needs_clean else canasta_bonus(DIRTY, variant)
@@ -213,7 +214,7 @@ class _ExitSearch:
                 return True
             if walk.could_grow_to_canasta(meld, *counts) and walk.kind_bound(meld) >= need:
                 return True
-        return walk.new_bound(counts) >= need
+        return walk.new_bound(counts, single=True) >= need
 
     def margin_bound(self, kept: int, bonus: int | None = None) -> int:
         """A bound on the margin of any exit from here (see ``own_constant``): the side's

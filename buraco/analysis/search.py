@@ -538,10 +538,11 @@ class Walk:
             found = bounds[key] = max(self.meld_bonus(meld), meld_bonus_bound(self.variant, meld, self.hand))
         return found
 
-    def new_bound(self, counts: tuple[list[int], list[int], int] | None = None) -> int:
+    def new_bound(self, counts: tuple[list[int], list[int], int] | None = None, *, single: bool = False) -> int:
         """A bound on the canasta bonus new melds laid from the hand could hold (see
         :func:`new_run_groups`; a set canasta needs seven cards of its rank, one of them
-        perhaps a wild)."""
+        perhaps a wild). With ``single``: a bound on the bonus of any one new canasta (what
+        going out asks for is one canasta of a kind, not a sum of several)."""
         if self.size < 7:
             return 0
         suits, ranks, wilds = counts or (self._suits, self._ranks, self._wilds)
@@ -564,6 +565,8 @@ class Walk:
                     groups.append((canasta_bonus(CLEAN if naturals >= 7 else DIRTY, variant), 1))
         if not groups:
             return 0
+        if single:
+            return max(bonus for bonus, _ in groups)
         most = self.size // 7  # a canasta holds at least 7 cards of the hand
         bonuses = sorted((bonus for bonus, count in groups for _ in range(count)), reverse=True)
         return sum(bonuses[:most])

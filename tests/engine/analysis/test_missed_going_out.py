@@ -11,11 +11,15 @@ from __future__ import annotations
 import pytest
 
 from buraco.analysis import MISSED_GOING_OUT
+from buraco.analysis.exits import best_exit, may_go_out
+from buraco.analysis.search import SearchContext, Start, Walk
+from buraco.cards import CARDS
 from buraco.analysis.witness import before_witness
 from buraco.notation import Record
 from buraco.replay import replay_hand
+from buraco.rules import VARIANTS
 
-from ..helpers import build, play
+from ..helpers import build, cards, deal, play
 from .builders import check_going_out_finding, found, margin, only, ply_of, record_of, totals
 
 # p1's dealt hand, laid out on the first turn: a clean canasta and a run; the discard
@@ -207,3 +211,24 @@ def test_a_dirty_canasta_allows_going_out_only_where_any_canasta_will_do(variant
     else:
         assert len(findings) == 1
         check_going_out_finding(record, findings[0])
+
+
+def test_going_out_on_a_clean_canasta_is_not_promised_by_two_dirty_ones() -> None:
+    """The quick test before an exit search asks for one canasta of the kind going out
+    needs: a hand that could lay two dirty canastas (bonus 100 each) but no clean one
+    (200) cannot go out in brasil, and its search is never walked (a brasil hand of 36
+    cards once spent 19 s proving it could not go out, the sum of dirty bonuses having
+    passed for a clean canasta)."""
+    variant = VARIANTS["brasil"]
+    state = deal("brasil", ["3h 4h 5h 6h 7h 8h 3s 4s 5s 6s 7s"], stock="Kd")
+    play(state, "p1 draw")
+    two_dirty = cards("3h 4h 5h 6h 7h 8h 3s 4s 5s 6s 7s 8s JK 2c")
+    start = Start(state, None, 1, tuple(two_dirty.count(c) for c in CARDS), None)
+    context = SearchContext(variant)
+    walk = Walk.at(start, context)
+    assert walk.new_bound() == 2 * variant.bonus_dirty == variant.bonus_clean  # the sum the test once read
+    assert walk.new_bound(single=True) == variant.bonus_dirty
+    assert not may_go_out(start, context)
+    assert best_exit(start, context) is None
+    one_clean = cards("3h 4h 5h 6h 7h 8h 9h 3s 4s 5s 6s 7s 8s JK")
+    assert may_go_out(Start(state, None, 1, tuple(one_clean.count(c) for c in CARDS), None), SearchContext(variant))
