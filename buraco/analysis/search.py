@@ -106,23 +106,43 @@ class SearchContext:
         self.largest = 0  # the most tables one search visited
         self._kind_bounds: dict[tuple[object, ...], int] = {}
         self._new_bounds: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
-        self._tables: dict[int, tuple[HandState, tuple[MeldState, ...]]] = {}
+        self._tables: dict[int, tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]] = {}
         self._melds: dict[int, tuple[TableMeld, MeldState, int]] = {}
-        self._bonuses: dict[tuple[int, int], tuple[HandState, int]] = {}
         self._suit_gains: dict[tuple[object, ...], int] = {}
         # The exit searches made, by their light table (buraco.analysis.exits._Remembered).
         self.exits: dict[tuple[object, ...], tuple[object, ...]] = {}
 
+    def _table(self, base: HandState) -> tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]:
+        """A table's melds as a search keeps them and each side's canasta bonus, read in
+        one pass once per table: :func:`~buraco.analysis.turns.played_turns` reads each
+        turn's table as it copies it, and the turn's searches, which all start from it,
+        find it here (the entry keeps the table alive: its id is not reused). Enough
+        tables are kept for the turns of a long hand (:meth:`forget_tables` drops them)."""
+        found = self._tables.get(id(base))
+        if found is None or found[0] is not base:
+            if len(self._tables) >= TABLES_REMEMBERED:
+                self._tables.clear()
+            melds = []
+            bonuses = [0] * len(base.sides)
+            light = self._light
+            for meld in base.melds:
+                kept, bonus = light(meld)
+                melds.append(kept)
+                bonuses[meld.side] += bonus
+            found = self._tables[id(base)] = (base, tuple(melds), tuple(bonuses))
+        return found
+
+    def forget_tables(self) -> None:
+        """Drop the tables and melds read: a hand judged, none of them comes back (a new
+        hand deals new tables and melds), and kept they would only be more for the cycle
+        collector to walk when it resumes."""
+        self._tables.clear()
+        self._melds.clear()
+
     def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
         """The melds of a table as a search keeps them, read once per table (a turn's
         searches all start from its table before or after the draw step)."""
-        found = self._tables.get(id(base))
-        if found is None or found[0] is not base:
-            if len(self._tables) > 64:
-                self._tables.clear()
-            melds = tuple(self._light(m)[0] for m in base.melds)
-            found = self._tables[id(base)] = (base, melds)
-        return found[1]
+        return self._table(base)[1]
 
     def _light(self, meld: TableMeld) -> tuple[MeldState, int]:
         """A table meld as a search keeps it, and its canasta bonus. Remembered by the
@@ -138,19 +158,16 @@ class SearchContext:
         return found[1], found[2]
 
     def bonus_of(self, base: HandState, side: int) -> int:
-        """The side's canasta bonus on a table, read once per table and side."""
-        key = (id(base), side)
-        found = self._bonuses.get(key)
-        if found is None or found[0] is not base:
-            if len(self._bonuses) > 64:
-                self._bonuses.clear()
-            found = self._bonuses[key] = (base, self.bonus_now(base, side))
-        return found[1]
+        """The side's canasta bonus on a table, read once per table (with its melds)."""
+        return self._table(base)[2][side]
 
     def bonus_now(self, state: HandState, side: int) -> int:
         """The side's canasta bonus on ``state`` as it stands (a table being played on:
         not remembered by table, only each meld's bonus by meld object)."""
         return sum(self._light(m)[1] for m in state.melds if m.side == side)
+
+
+TABLES_REMEMBERED: Final = 512  # tables a context keeps read (then it forgets them all)
 
 
 @dataclass(frozen=True)
@@ -285,20 +302,13 @@ class MeldState(NamedTuple):
 
 
 def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
-    suits = [0, 0, 0, 0]
-    ranks = [0] * 14
-    wilds = 0
-    for card in range(CARD_KINDS):
-        count = hand[card]
-        if count:
-            if card == JOKER_CODE:
-                wilds += count
-                continue
-            suits[SUIT_OF[card]] += count
-            ranks[RANK_OF[card]] += count
-            if RANK_OF[card] == 2:
-                wilds += count
-    return suits, ranks, wilds
+    """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`), by
+    slices: a card's code is ``(rank - 1) * 4 + suit``, the joker's last."""
+    naturals = hand[:JOKER_CODE]
+    suits = [sum(naturals[0::4]), sum(naturals[1::4]), sum(naturals[2::4]), sum(naturals[3::4])]
+    by_four = iter(naturals)
+    ranks = [0, *map(sum, zip(by_four, by_four, by_four, by_four))]
+    return suits, ranks, hand[JOKER_CODE] + ranks[2]
 
 
 def founding_of(shape: Shape) -> int:

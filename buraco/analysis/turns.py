@@ -127,15 +127,17 @@ def played_turns(record: Record, index: int, context: SearchContext | None = Non
     actions = record.hands[index].parsed
     turns: list[Turn] = []
     current: Turn | None = None
-    bonus_now = (context or SearchContext(record.rules)).bonus_now
+    context = context or SearchContext(record.rules)
+    bonus_now, bonus_of = context.bonus_now, context.bonus_of
     for ply, action in enumerate(actions, start=1):
         seat = action.seat
         starts = action.verb in (DRAW, TAKE) and state.step == "draw"
         if starts:
+            before = state.copy(log=False)
             if current is not None:
                 current.complete = True
-                current.end_bonus = bonus_now(state, current.side)
-            before = state.copy(log=False)
+                # Read on the copy, the next turn's table: its searches find it read.
+                current.end_bonus = bonus_of(before, current.side)
         try:
             operation = state.apply(action)
         except BuracoError:
@@ -202,7 +204,10 @@ def _judge_hand(record: Record, index: int, context: SearchContext) -> tuple[lis
     # Its own frame, so that the hand's tables are freed before the collector resumes
     # (it would otherwise walk them all once, for nothing).
     judge = _HandJudge(record, index, played_turns(record, index, context), context)
-    return judge.findings(), judge.unsearched
+    try:
+        return judge.findings(), judge.unsearched
+    finally:
+        context.forget_tables()
 
 
 # --- one turn's chance --------------------------------------------------------------------
