@@ -67,7 +67,7 @@ from ..melds import (
 from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
 from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
-from .proposals import RUN_CODES, SET_CODES, LayOff, NewMeld, Proposals
+from .proposals import RUN_PROJECTIONS, SET_PROJECTIONS, LayOff, NewMeld, Proposals
 
 BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
 
@@ -533,14 +533,14 @@ class Walk:
         run, 4 + rank of a set), filled as they are read."""
         shape = meld.shape
         if projections is None:
-            codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
-            projection = tuple([self.hand[c] for c in codes])
+            projection = RUN_PROJECTIONS[shape.suit](self.hand) if shape.is_run else SET_PROJECTIONS[shape.rank](self.hand)
         else:
             slot = shape.suit if shape.is_run else 4 + shape.rank
             projection = projections.get(slot)  # type: ignore[assignment]
             if projection is None:
-                codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
-                projection = projections[slot] = tuple([self.hand[c] for c in codes])
+                projection = projections[slot] = (
+                    RUN_PROJECTIONS[shape.suit](self.hand) if shape.is_run else SET_PROJECTIONS[shape.rank](self.hand)
+                )
         key = (shape, meld.founding, projection)
         bounds = self.context._kind_bounds
         found = bounds.get(key)
@@ -561,7 +561,7 @@ class Walk:
         for suit in range(4):
             if suits[suit] < 6:
                 continue  # a canasta of seven holds at least six cards of its suit
-            key: tuple[object, ...] = ("run", suit, tuple([hand[c] for c in RUN_CODES[suit]]))
+            key: tuple[object, ...] = ("run", suit, RUN_PROJECTIONS[suit](hand))
             found = bounds.get(key)
             if found is None:
                 found = bounds[key] = new_run_groups(self.variant, hand, suit)
@@ -611,7 +611,7 @@ class Walk:
                 else:
                     total += self.meld_bonus(meld)
         if self.size >= 7 and suits[suit] >= 6:
-            key: tuple[object, ...] = ("run", suit, tuple([self.hand[c] for c in RUN_CODES[suit]]))
+            key: tuple[object, ...] = ("run", suit, RUN_PROJECTIONS[suit](self.hand))
             found = self.context._new_bounds.get(key)
             if found is None:
                 found = self.context._new_bounds[key] = new_run_groups(self.variant, self.hand, suit)
@@ -686,7 +686,7 @@ class Walk:
     def _suit_gain(self, suit: int, runs: tuple[tuple[int, Shape, int], ...], hand: list[int]) -> int:
         """The most the side's runs of ``suit`` (and new runs of it) could gain from ``hand``
         by plays on them alone: the canasta search kept to that suit, remembered."""
-        projection = tuple([hand[c] for c in RUN_CODES[suit]])
+        projection = RUN_PROJECTIONS[suit](hand)
         size = sum(hand)
         # Whether a card of no concern to these runs stays in hand: a line may not use the last.
         key = (suit, runs, projection, size > sum(projection), self.variant.out_by_meld)
@@ -993,12 +993,12 @@ class _CanastaSearch:
         seen: set[object] = set()
         hand = walk.hand
         # New canastas: seven cards or more of one suit (or rank), wilds included.
-        wilds = sum(hand[w] for w in WILD_CODES)
+        suits, ranks, wilds = walk._suits, walk._ranks, walk._wilds  # kept as plays go; read, not changed
         only = self.suit
         for suit in range(4):
             if only is not None and suit != only:
                 continue
-            if sum(hand[c] for c in RUN_CODES[suit]) < 7 or sum(hand[code] for _, code in _POSITIONS[suit][:13]) + wilds < 7:
+            if sum(RUN_PROJECTIONS[suit](hand)) < 7 or suits[suit] + wilds < 7:
                 continue
             for play in walk.proposals.run_melds(suit, hand).plays:
                 if len(play.laid) >= 7 and (-1, play.tokens) not in seen:
@@ -1008,7 +1008,7 @@ class _CanastaSearch:
                         found.append((canasta_bonus(made, variant), "meld", -1, play))
         if only is None and variant.sets and (variant.set_max is None or variant.set_max >= 7):
             for rank in (1, *range(3, 14)):
-                if sum(hand[(rank - 1) * 4 + s] for s in range(4)) + min(1, wilds) < 7:
+                if ranks[rank] + min(1, wilds) < 7:
                     continue
                 for play in walk.proposals.set_melds(rank, hand).plays:
                     if len(play.laid) >= 7 and (-1, play.tokens) not in seen:
