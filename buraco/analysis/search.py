@@ -144,6 +144,11 @@ class SearchContext:
         searches all start from its table before or after the draw step)."""
         return self._table(base)[1]
 
+    def table_of(self, base: HandState) -> tuple[tuple[MeldState, ...], tuple[int, ...]]:
+        """:meth:`melds_of` and every side's :meth:`bonus_of` (by 0-based side) at once."""
+        _, melds, bonuses = self._table(base)
+        return melds, bonuses
+
     def _light(self, meld: TableMeld) -> tuple[MeldState, int]:
         """A table meld as a search keeps it, and its canasta bonus. Remembered by the
         meld object: a lay-off replaces a table meld rather than changing it, and copies
@@ -329,12 +334,13 @@ class Walk:
         self.side = base.side_of[start.seat]
         self.hand = list(start.hand)
         self.size = sum(self.hand)
-        self.melds = list(context.melds_of(base))
-        self.existing = len(self.melds)
+        melds, bonuses = context.table_of(base)
+        self.melds = list(melds)
+        self.existing = len(melds)
         self.line: list[Action] = []
         self.obligation = start.obligation
         self.met = start.obligation is None
-        self.bonus = context.bonus_of(base, self.side)
+        self.bonus = bonuses[self.side]
         self.nodes = 0
         self.seen: set[tuple[object, ...]] = set()
         suits, ranks, self._wilds = start.counts()
