@@ -48,7 +48,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, cast
 
 from ..actions import Action
 from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
@@ -107,29 +107,41 @@ class SearchContext:
         self._kind_bounds: dict[tuple[object, ...], int] = {}
         self._new_bounds: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
         self._tables: dict[int, tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]] = {}
-        self._melds: dict[int, tuple[TableMeld, MeldState, int]] = {}
+        # Each table meld as a search keeps it, and the canasta bonus of those holding one,
+        # by the meld object (identity: TableMeld defines no equality). A lay-off replaces a
+        # table meld rather than changing it, and copies of a table share its melds, so the
+        # melds of one turn's table are mostly those of the turn before.
+        self._light_melds: dict[TableMeld, MeldState] = {}
+        self._canastas: dict[TableMeld, int] = {}
         self._suit_gains: dict[tuple[object, ...], int] = {}
         # The exit searches made, by their light table (buraco.analysis.exits._Remembered).
         self.exits: dict[tuple[object, ...], tuple[object, ...]] = {}
 
     def _table(self, base: HandState) -> tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]:
-        """A table's melds as a search keeps them and each side's canasta bonus, read in
-        one pass once per table: :func:`~buraco.analysis.turns.played_turns` reads each
-        turn's table as it copies it, and the turn's searches, which all start from it,
-        find it here (the entry keeps the table alive: its id is not reused). Enough
-        tables are kept for the turns of a long hand (:meth:`forget_tables` drops them)."""
+        """A table's melds as a search keeps them and each side's canasta bonus, read once
+        per table: :func:`~buraco.analysis.turns.played_turns` reads each turn's table as
+        it copies it, and the turn's searches, which all start from it, find it here (the
+        entry keeps the table alive: its id is not reused). Enough tables are kept for the
+        turns of a long hand (:meth:`forget_tables` drops them). The melds known already
+        are looked up all at once (a look-up per meld at C speed); the rest are read."""
         found = self._tables.get(id(base))
         if found is None or found[0] is not base:
             if len(self._tables) >= TABLES_REMEMBERED:
                 self._tables.clear()
-            melds = []
+            self._bound_melds()
+            table = base.melds
+            known = self._light_melds
+            melds = tuple(map(known.get, table))
+            if None in melds:
+                for meld in table:
+                    if meld not in known:
+                        self._light(meld)
+                melds = tuple(map(known.get, table))
             bonuses = [0] * len(base.sides)
-            light = self._light
-            for meld in base.melds:
-                kept, bonus = light(meld)
-                melds.append(kept)
-                bonuses[meld.side] += bonus
-            found = self._tables[id(base)] = (base, tuple(melds), tuple(bonuses))
+            canastas = self._canastas
+            for meld in filter(canastas.__contains__, table):
+                bonuses[meld.side] += canastas[meld]
+            found = self._tables[id(base)] = (base, cast(tuple[MeldState, ...], melds), tuple(bonuses))
         return found
 
     def forget_tables(self) -> None:
@@ -137,7 +149,8 @@ class SearchContext:
         hand deals new tables and melds), and kept they would only be more for the cycle
         collector to walk when it resumes."""
         self._tables.clear()
-        self._melds.clear()
+        self._light_melds.clear()
+        self._canastas.clear()
 
     def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
         """The melds of a table as a search keeps them, read once per table (a turn's
@@ -150,17 +163,21 @@ class SearchContext:
         return melds, bonuses
 
     def _light(self, meld: TableMeld) -> tuple[MeldState, int]:
-        """A table meld as a search keeps it, and its canasta bonus. Remembered by the
-        meld object: a lay-off replaces a table meld rather than changing it, and copies
-        of a table share its melds, so the melds of one turn's table are mostly those of
-        the turn before (the entry keeps the object alive: its id is not reused)."""
-        found = self._melds.get(id(meld))
-        if found is None or found[0] is not meld:
-            if len(self._melds) > 4096:
-                self._melds.clear()
-            light = MeldState(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
-            found = self._melds[id(meld)] = (meld, light, canasta_bonus(meld.kind(self.variant), self.variant))
-        return found[1], found[2]
+        """A table meld as a search keeps it, and its canasta bonus, remembered by the meld
+        object (the entry keeps it alive; see :meth:`_bound_melds`)."""
+        light = self._light_melds.get(meld)
+        if light is None:
+            light = self._light_melds[meld] = MeldState(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
+            bonus = canasta_bonus(meld.kind(self.variant), self.variant)
+            if bonus:
+                self._canastas[meld] = bonus
+        return light, self._canastas.get(meld, 0)
+
+    def _bound_melds(self) -> None:
+        """Forget the melds read once there are many (before a table is read, never while)."""
+        if len(self._light_melds) > 4096:
+            self._light_melds.clear()
+            self._canastas.clear()
 
     def bonus_of(self, base: HandState, side: int) -> int:
         """The side's canasta bonus on a table, read once per table (with its melds)."""
@@ -169,6 +186,7 @@ class SearchContext:
     def bonus_now(self, state: HandState, side: int) -> int:
         """The side's canasta bonus on ``state`` as it stands (a table being played on:
         not remembered by table, only each meld's bonus by meld object)."""
+        self._bound_melds()
         return sum(self._light(m)[1] for m in state.melds if m.side == side)
 
 
