@@ -28,7 +28,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
 from typing import Final, NamedTuple
 
 from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card
@@ -46,6 +47,11 @@ SET_CODES: Final = tuple(
     tuple(c for c in range(CARD_KINDS) if (c != JOKER_CODE and RANK_OF[c] == rank) or IS_WILD_KIND[c])
     for rank in range(14)
 )
+# A hand's counts of those kinds, read at C speed (every caching key below holds one).
+# Each reads five kinds at least (the wilds), so the getter always returns a tuple.
+Projection = Callable[[Sequence[int]], tuple[int, ...]]
+RUN_PROJECTIONS: Final[tuple[Projection, ...]] = tuple(itemgetter(*codes) for codes in RUN_CODES)
+SET_PROJECTIONS: Final[tuple[Projection, ...]] = tuple(itemgetter(*codes) for codes in SET_CODES)
 
 
 class LayOff(NamedTuple):
@@ -98,8 +104,7 @@ class Proposals:
 
     def lay_offs(self, shape: Shape, hand: Sequence[int]) -> LayOffTable:
         """Every lay-off of ``hand``'s cards onto a meld of ``shape`` that the rules accept."""
-        codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
-        key = (shape, tuple([hand[c] for c in codes]))
+        key = (shape, RUN_PROJECTIONS[shape.suit](hand) if shape.is_run else SET_PROJECTIONS[shape.rank](hand))
         table = self._lay_offs.get(key)
         if table is None:
             table = self._lay_offs[key] = self._judge_lay_offs(shape, hand)
@@ -135,7 +140,7 @@ class Proposals:
 
     def run_melds(self, suit: int, hand: Sequence[int]) -> MeldTable:
         """Every new run of ``suit`` that ``hand`` can lay and the rules accept."""
-        key = (suit, tuple([hand[c] for c in RUN_CODES[suit]]))
+        key = (suit, RUN_PROJECTIONS[suit](hand))
         table = self._runs.get(key)
         if table is None:
             table = self._runs[key] = self._judge_melds(suit_run_melds(hand, suit))
@@ -143,7 +148,7 @@ class Proposals:
 
     def set_melds(self, rank: int, hand: Sequence[int]) -> MeldTable:
         """Every new set of ``rank`` that ``hand`` can lay and the rules accept."""
-        key = (rank, tuple([hand[c] for c in SET_CODES[rank]]))
+        key = (rank, SET_PROJECTIONS[rank](hand))
         table = self._sets.get(key)
         if table is None:
             table = self._sets[key] = self._judge_melds(rank_set_melds(self.variant, hand, rank))
@@ -197,4 +202,4 @@ def holds(hand: Sequence[int], cards: Sequence[int]) -> bool:
     return all(hand[c] >= n for c, n in need.items())
 
 
-__all__ = ["LayOff", "LayOffTable", "MeldTable", "NewMeld", "Proposals", "RUN_CODES", "SET_CODES", "holds", "WILD_CODES"]
+__all__ = ["LayOff", "LayOffTable", "MeldTable", "NewMeld", "Proposals", "RUN_CODES", "RUN_PROJECTIONS", "SET_CODES", "SET_PROJECTIONS", "holds", "WILD_CODES"]

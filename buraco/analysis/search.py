@@ -48,7 +48,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, cast
 
 from ..actions import Action
 from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
@@ -67,7 +67,7 @@ from ..melds import (
 from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
 from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
-from .proposals import RUN_CODES, SET_CODES, LayOff, NewMeld, Proposals
+from .proposals import RUN_PROJECTIONS, SET_PROJECTIONS, LayOff, NewMeld, Proposals
 
 BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
 
@@ -106,51 +106,91 @@ class SearchContext:
         self.largest = 0  # the most tables one search visited
         self._kind_bounds: dict[tuple[object, ...], int] = {}
         self._new_bounds: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
-        self._tables: dict[int, tuple[HandState, tuple[MeldState, ...]]] = {}
-        self._melds: dict[int, tuple[TableMeld, MeldState, int]] = {}
-        self._bonuses: dict[tuple[int, int], tuple[HandState, int]] = {}
+        self._tables: dict[int, tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]] = {}
+        # Each table meld as a search keeps it, and the canasta bonus of those holding one,
+        # by the meld object (identity: TableMeld defines no equality). A lay-off replaces a
+        # table meld rather than changing it, and copies of a table share its melds, so the
+        # melds of one turn's table are mostly those of the turn before.
+        self._light_melds: dict[TableMeld, MeldState] = {}
+        self._canastas: dict[TableMeld, int] = {}
         self._suit_gains: dict[tuple[object, ...], int] = {}
         # The exit searches made, by their light table (buraco.analysis.exits._Remembered).
         self.exits: dict[tuple[object, ...], tuple[object, ...]] = {}
 
+    def _table(self, base: HandState) -> tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]:
+        """A table's melds as a search keeps them and each side's canasta bonus, read once
+        per table: :func:`~buraco.analysis.turns.played_turns` reads each turn's table as
+        it copies it, and the turn's searches, which all start from it, find it here (the
+        entry keeps the table alive: its id is not reused). Enough tables are kept for the
+        turns of a long hand (:meth:`forget_tables` drops them). The melds known already
+        are looked up all at once (a look-up per meld at C speed); the rest are read."""
+        found = self._tables.get(id(base))
+        if found is None or found[0] is not base:
+            if len(self._tables) >= TABLES_REMEMBERED:
+                self._tables.clear()
+            self._bound_melds()
+            table = base.melds
+            known = self._light_melds
+            melds = tuple(map(known.get, table))
+            if None in melds:
+                for meld in table:
+                    if meld not in known:
+                        self._light(meld)
+                melds = tuple(map(known.get, table))
+            bonuses = [0] * len(base.sides)
+            canastas = self._canastas
+            for meld in filter(canastas.__contains__, table):
+                bonuses[meld.side] += canastas[meld]
+            found = self._tables[id(base)] = (base, cast(tuple[MeldState, ...], melds), tuple(bonuses))
+        return found
+
+    def forget_tables(self) -> None:
+        """Drop the tables and melds read: a hand judged, none of them comes back (a new
+        hand deals new tables and melds), and kept they would only be more for the cycle
+        collector to walk when it resumes."""
+        self._tables.clear()
+        self._light_melds.clear()
+        self._canastas.clear()
+
     def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
         """The melds of a table as a search keeps them, read once per table (a turn's
         searches all start from its table before or after the draw step)."""
-        found = self._tables.get(id(base))
-        if found is None or found[0] is not base:
-            if len(self._tables) > 64:
-                self._tables.clear()
-            melds = tuple(self._light(m)[0] for m in base.melds)
-            found = self._tables[id(base)] = (base, melds)
-        return found[1]
+        return self._table(base)[1]
+
+    def table_of(self, base: HandState) -> tuple[tuple[MeldState, ...], tuple[int, ...]]:
+        """:meth:`melds_of` and every side's :meth:`bonus_of` (by 0-based side) at once."""
+        _, melds, bonuses = self._table(base)
+        return melds, bonuses
 
     def _light(self, meld: TableMeld) -> tuple[MeldState, int]:
-        """A table meld as a search keeps it, and its canasta bonus. Remembered by the
-        meld object: a lay-off replaces a table meld rather than changing it, and copies
-        of a table share its melds, so the melds of one turn's table are mostly those of
-        the turn before (the entry keeps the object alive: its id is not reused)."""
-        found = self._melds.get(id(meld))
-        if found is None or found[0] is not meld:
-            if len(self._melds) > 4096:
-                self._melds.clear()
-            light = MeldState(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
-            found = self._melds[id(meld)] = (meld, light, canasta_bonus(meld.kind(self.variant), self.variant))
-        return found[1], found[2]
+        """A table meld as a search keeps it, and its canasta bonus, remembered by the meld
+        object (the entry keeps it alive; see :meth:`_bound_melds`)."""
+        light = self._light_melds.get(meld)
+        if light is None:
+            light = self._light_melds[meld] = MeldState(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
+            bonus = canasta_bonus(meld.kind(self.variant), self.variant)
+            if bonus:
+                self._canastas[meld] = bonus
+        return light, self._canastas.get(meld, 0)
+
+    def _bound_melds(self) -> None:
+        """Forget the melds read once there are many (before a table is read, never while)."""
+        if len(self._light_melds) > 4096:
+            self._light_melds.clear()
+            self._canastas.clear()
 
     def bonus_of(self, base: HandState, side: int) -> int:
-        """The side's canasta bonus on a table, read once per table and side."""
-        key = (id(base), side)
-        found = self._bonuses.get(key)
-        if found is None or found[0] is not base:
-            if len(self._bonuses) > 64:
-                self._bonuses.clear()
-            found = self._bonuses[key] = (base, self.bonus_now(base, side))
-        return found[1]
+        """The side's canasta bonus on a table, read once per table (with its melds)."""
+        return self._table(base)[2][side]
 
     def bonus_now(self, state: HandState, side: int) -> int:
         """The side's canasta bonus on ``state`` as it stands (a table being played on:
         not remembered by table, only each meld's bonus by meld object)."""
+        self._bound_melds()
         return sum(self._light(m)[1] for m in state.melds if m.side == side)
+
+
+TABLES_REMEMBERED: Final = 512  # tables a context keeps read (then it forgets them all)
 
 
 @dataclass(frozen=True)
@@ -285,20 +325,13 @@ class MeldState(NamedTuple):
 
 
 def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
-    suits = [0, 0, 0, 0]
-    ranks = [0] * 14
-    wilds = 0
-    for card in range(CARD_KINDS):
-        count = hand[card]
-        if count:
-            if card == JOKER_CODE:
-                wilds += count
-                continue
-            suits[SUIT_OF[card]] += count
-            ranks[RANK_OF[card]] += count
-            if RANK_OF[card] == 2:
-                wilds += count
-    return suits, ranks, wilds
+    """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`), by
+    slices: a card's code is ``(rank - 1) * 4 + suit``, the joker's last."""
+    naturals = hand[:JOKER_CODE]
+    suits = [sum(naturals[0::4]), sum(naturals[1::4]), sum(naturals[2::4]), sum(naturals[3::4])]
+    by_four = iter(naturals)
+    ranks = [0, *map(sum, zip(by_four, by_four, by_four, by_four))]
+    return suits, ranks, hand[JOKER_CODE] + ranks[2]
 
 
 def founding_of(shape: Shape) -> int:
@@ -319,12 +352,13 @@ class Walk:
         self.side = base.side_of[start.seat]
         self.hand = list(start.hand)
         self.size = sum(self.hand)
-        self.melds = list(context.melds_of(base))
-        self.existing = len(self.melds)
+        melds, bonuses = context.table_of(base)
+        self.melds = list(melds)
+        self.existing = len(melds)
         self.line: list[Action] = []
         self.obligation = start.obligation
         self.met = start.obligation is None
-        self.bonus = context.bonus_of(base, self.side)
+        self.bonus = bonuses[self.side]
         self.nodes = 0
         self.seen: set[tuple[object, ...]] = set()
         suits, ranks, self._wilds = start.counts()
@@ -523,14 +557,14 @@ class Walk:
         run, 4 + rank of a set), filled as they are read."""
         shape = meld.shape
         if projections is None:
-            codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
-            projection = tuple([self.hand[c] for c in codes])
+            projection = RUN_PROJECTIONS[shape.suit](self.hand) if shape.is_run else SET_PROJECTIONS[shape.rank](self.hand)
         else:
             slot = shape.suit if shape.is_run else 4 + shape.rank
             projection = projections.get(slot)  # type: ignore[assignment]
             if projection is None:
-                codes = RUN_CODES[shape.suit] if shape.is_run else SET_CODES[shape.rank]
-                projection = projections[slot] = tuple([self.hand[c] for c in codes])
+                projection = projections[slot] = (
+                    RUN_PROJECTIONS[shape.suit](self.hand) if shape.is_run else SET_PROJECTIONS[shape.rank](self.hand)
+                )
         key = (shape, meld.founding, projection)
         bounds = self.context._kind_bounds
         found = bounds.get(key)
@@ -552,7 +586,7 @@ class Walk:
         for suit in range(4):
             if suits[suit] < 6:
                 continue  # a canasta of seven holds at least six cards of its suit
-            key: tuple[object, ...] = ("run", suit, tuple([hand[c] for c in RUN_CODES[suit]]))
+            key: tuple[object, ...] = ("run", suit, RUN_PROJECTIONS[suit](hand))
             found = bounds.get(key)
             if found is None:
                 found = bounds[key] = new_run_groups(self.variant, hand, suit)
@@ -604,7 +638,7 @@ class Walk:
                 else:
                     total += self.meld_bonus(meld)
         if self.size >= 7 and suits[suit] >= 6:
-            key: tuple[object, ...] = ("run", suit, tuple([self.hand[c] for c in RUN_CODES[suit]]))
+            key: tuple[object, ...] = ("run", suit, RUN_PROJECTIONS[suit](self.hand))
             found = self.context._new_bounds.get(key)
             if found is None:
                 found = self.context._new_bounds[key] = new_run_groups(self.variant, self.hand, suit)
@@ -679,7 +713,7 @@ class Walk:
     def _suit_gain(self, suit: int, runs: tuple[tuple[int, Shape, int], ...], hand: list[int]) -> int:
         """The most the side's runs of ``suit`` (and new runs of it) could gain from ``hand``
         by plays on them alone: the canasta search kept to that suit, remembered."""
-        projection = tuple([hand[c] for c in RUN_CODES[suit]])
+        projection = RUN_PROJECTIONS[suit](hand)
         size = sum(hand)
         # Whether a card of no concern to these runs stays in hand: a line may not use the last.
         key = (suit, runs, projection, size > sum(projection), self.variant.out_by_meld)
@@ -986,12 +1020,12 @@ class _CanastaSearch:
         seen: set[object] = set()
         hand = walk.hand
         # New canastas: seven cards or more of one suit (or rank), wilds included.
-        wilds = sum(hand[w] for w in WILD_CODES)
+        suits, ranks, wilds = walk._suits, walk._ranks, walk._wilds  # kept as plays go; read, not changed
         only = self.suit
         for suit in range(4):
             if only is not None and suit != only:
                 continue
-            if sum(hand[c] for c in RUN_CODES[suit]) < 7 or sum(hand[code] for _, code in _POSITIONS[suit][:13]) + wilds < 7:
+            if sum(RUN_PROJECTIONS[suit](hand)) < 7 or suits[suit] + wilds < 7:
                 continue
             for play in walk.proposals.run_melds(suit, hand).plays:
                 if len(play.laid) >= 7 and (-1, play.tokens) not in seen:
@@ -1001,7 +1035,7 @@ class _CanastaSearch:
                         found.append((canasta_bonus(made, variant), "meld", -1, play))
         if only is None and variant.sets and (variant.set_max is None or variant.set_max >= 7):
             for rank in (1, *range(3, 14)):
-                if sum(hand[(rank - 1) * 4 + s] for s in range(4)) + min(1, wilds) < 7:
+                if ranks[rank] + min(1, wilds) < 7:
                     continue
                 for play in walk.proposals.set_melds(rank, hand).plays:
                     if len(play.laid) >= 7 and (-1, play.tokens) not in seen:

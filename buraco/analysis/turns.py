@@ -21,7 +21,6 @@ from ..actions import DISCARD, DRAW, TAKE, Action
 from ..cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
 from ..errors import BuracoError
 from ..melds import IS_WILD_KIND, CardToken, Shape, canasta_bonus, resolve_add
-from ..moves import may_extend
 from ..notation import Record
 from ..replay import deal_hand
 from ..rules import Variant
@@ -127,15 +126,17 @@ def played_turns(record: Record, index: int, context: SearchContext | None = Non
     actions = record.hands[index].parsed
     turns: list[Turn] = []
     current: Turn | None = None
-    bonus_now = (context or SearchContext(record.rules)).bonus_now
+    context = context or SearchContext(record.rules)
+    bonus_now, bonus_of = context.bonus_now, context.bonus_of
     for ply, action in enumerate(actions, start=1):
         seat = action.seat
         starts = action.verb in (DRAW, TAKE) and state.step == "draw"
         if starts:
+            before = state.copy(log=False)
             if current is not None:
                 current.complete = True
-                current.end_bonus = bonus_now(state, current.side)
-            before = state.copy(log=False)
+                # Read on the copy, the next turn's table: its searches find it read.
+                current.end_bonus = bonus_of(before, current.side)
         try:
             operation = state.apply(action)
         except BuracoError:
@@ -202,7 +203,10 @@ def _judge_hand(record: Record, index: int, context: SearchContext) -> tuple[lis
     # Its own frame, so that the hand's tables are freed before the collector resumes
     # (it would otherwise walk them all once, for nothing).
     judge = _HandJudge(record, index, played_turns(record, index, context), context)
-    return judge.findings(), judge.unsearched
+    try:
+        return judge.findings(), judge.unsearched
+    finally:
+        context.forget_tables()
 
 
 # --- one turn's chance --------------------------------------------------------------------
@@ -553,14 +557,21 @@ def _played_draw_text(turn: Turn) -> str:
 _FITS: dict[tuple[object, ...], dict[tuple[Shape, int], bool]] = {}
 
 
-def _fits_meld(shape: Shape, card: int, variant: Variant) -> bool:
-    """Would ``card`` alone lay off on a meld of ``shape``? Remembered per rule set (by
-    what of it lay-offs read): melds stay on the table turn after turn, and the answer
-    is a pure function of the cards."""
+def _fits_known(variant: Variant) -> dict[tuple[Shape, int], bool]:
+    """What :func:`_fits_meld` remembers for the rule set (by what of it lay-offs read)."""
     rules = (variant.id, variant.wild_move, variant.set_max, variant.set_suits_distinct, variant.ace_to_ace)
     known = _FITS.get(rules)
     if known is None:
         known = _FITS[rules] = {}
+    return known
+
+
+def _fits_meld(shape: Shape, card: int, variant: Variant, known: dict[tuple[Shape, int], bool] | None = None) -> bool:
+    """Would ``card`` alone lay off on a meld of ``shape``? Remembered per rule set (by what
+    of it lay-offs read; ``known``: its :func:`_fits_known`, read once by the caller): melds
+    stay on the table turn after turn, and the answer is a pure function of the cards."""
+    if known is None:
+        known = _fits_known(variant)
     found = known.get((shape, card))
     if found is None:
         if len(known) > 100_000:
@@ -578,13 +589,17 @@ def _fits(state: HandState, card: int, seat: int) -> list[int]:
     """The melds on the table that ``seat`` may extend and ``card`` would fit."""
     fitting = []
     wild = IS_WILD_KIND[card]
+    variant = state.variant
+    anyone, side = variant.lay_off_anyone, state.side_of[seat]  # may_extend, read once
+    suit, rank = SUIT_OF[card], RANK_OF[card]
+    known = _fits_known(variant)
     for meld in state.melds:
-        if not may_extend(state, seat, meld.number):
+        if not anyone and meld.side != side:
             continue
         shape = meld.shape
-        if not wild and (SUIT_OF[card] != shape.suit if shape.is_run else RANK_OF[card] != shape.rank):
+        if not wild and (suit != shape.suit if shape.is_run else rank != shape.rank):
             continue  # a natural card fits only a run of its suit or a set of its rank
-        if _fits_meld(shape, card, state.variant):
+        if _fits_meld(shape, card, variant, known):
             fitting.append(meld.number)
     return fitting
 
