@@ -570,6 +570,8 @@ def _fits_meld(shape: Shape, card: int, variant: Variant, known: dict[tuple[Shap
     """Would ``card`` alone lay off on a meld of ``shape``? Remembered per rule set (by what
     of it lay-offs read; ``known``: its :func:`_fits_known`, read once by the caller): melds
     stay on the table turn after turn, and the answer is a pure function of the cards."""
+    if shape.is_run and not IS_WILD_KIND[card] and not _may_fit_run(shape, card, variant):
+        return False
     if known is None:
         known = _fits_known(variant)
     found = known.get((shape, card))
@@ -583,6 +585,29 @@ def _fits_meld(shape: Shape, card: int, variant: Variant, known: dict[tuple[Shap
             found = False
         known[(shape, card)] = found
     return found
+
+
+def _may_fit_run(shape: Shape, card: int, variant: Variant) -> bool:
+    """Could a natural card (not a 2), alone, lay off on the run of ``shape``? (Its suit is
+    the caller's to check.) Only at a place next to the run (low - 1, high + 1) or at the
+    place its wild stands for: every other place of the run holds a natural, and a card
+    farther out would leave a gap that the wild cannot fill, as a wild stays where it is
+    unless a card takes its place. An ace may sit at 1 or 14. Where a wild may move
+    ``anywhere``, a wild at an end may go further, so such a run is left to the engine
+    (True). A quick proof that :func:`~buraco.melds.resolve_add` refuses the card, checked
+    against it for every run shape of a suit in every rule set
+    (tests/engine/analysis/test_dangerous_discards.py)."""
+    wild_index = shape.wild_index
+    if variant.wild_move == "anywhere" and (wild_index == 0 or wild_index == len(shape.cards) - 1):
+        return True
+    rank = RANK_OF[card]
+    low = shape.low
+    high = low + len(shape.cards) - 1
+    wild_at = low + wild_index if wild_index >= 0 else 0
+    for place in (1, 14) if rank == 1 else (rank,):
+        if place == low - 1 or place == high + 1 or place == wild_at:
+            return True
+    return False
 
 
 def _fits(state: HandState, card: int, seat: int) -> list[int]:

@@ -11,7 +11,12 @@ from __future__ import annotations
 import pytest
 
 from buraco.analysis import DANGEROUS_DISCARD
+from buraco.analysis.turns import _may_fit_run
+from buraco.cards import CARDS, JOKER_CODE, SUIT_OF, card_of
+from buraco.errors import BuracoError
+from buraco.melds import IS_WILD_KIND, CardToken, Shape, resolve_add
 from buraco.notation import Record
+from buraco.rules import VARIANTS
 
 from ..helpers import ALL_IDS, V, build, play
 from .builders import check_discard_finding, found, only, pile_taken_value, ply_of, record_of
@@ -107,3 +112,25 @@ def test_it_does_not_count_the_discarders_own_meld_outside_brasil() -> None:
         "p2 take", "p2 meld 8c 8d 8h", "p2 discard Qs",
     )
     assert found(record, DANGEROUS_DISCARD) == []
+
+
+@pytest.mark.parametrize("variant_id", ALL_IDS)
+def test_a_natural_card_the_quick_run_test_turns_away_is_one_the_engine_refuses(variant_id: str) -> None:
+    """_may_fit_run spares resolve_add: every run shape of a suit (clean, or its wild any
+    kind at any place), every natural card of the suit it says cannot fit, refused."""
+    variant = VARIANTS[variant_id]
+    suit = 1
+    turned_away = 0
+    for low in range(1, 15):
+        for length in range(3, 16 - low):
+            for wild_index in range(-1, length):
+                for wild in [None] if wild_index < 0 else [JOKER_CODE, *(card_of(2, s) for s in range(4))]:
+                    cards = tuple(wild if i == wild_index else card_of(low + i, suit) for i in range(length))
+                    shape = Shape(True, suit, 0, low, cards, wild_index)  # type: ignore[arg-type]
+                    for card in range(JOKER_CODE):
+                        if SUIT_OF[card] != suit or IS_WILD_KIND[card] or _may_fit_run(shape, card, variant):
+                            continue
+                        turned_away += 1
+                        with pytest.raises(BuracoError):
+                            resolve_add(shape, (CardToken(CARDS[card]),), variant)
+    assert turned_away > 10_000
