@@ -477,78 +477,101 @@ class _ExitSearch:
         place whose natural card is still held (``held_gaps`` in :mod:`buraco.moves`),
         so spending that card first opens no lay-off not listed here.
 
-        The plays are counted card by card (a count stops once it cannot be the fewest)
-        and listed for the card chosen only, in the generator's order: new melds (as
+        The plays are counted card by card (a count stops once it cannot be the fewest;
+        the counts are sums of sizes, so the order they are added in does not matter) and
+        listed for the card chosen only, in the generator's order: new melds (as
         :meth:`Proposals.melds_with` finds them), then lay-offs meld by meld."""
         walk = self.walk
         hand = walk.hand
         proposals = walk.proposals
+        melds = walk.melds
         # The melds a card may be laid off on: every one for a wild, else the runs of its
         # suit and the sets of its rank, in table order.
         everyone: list[int] = []
-        groups: dict[tuple[bool, int], list[int]] = {}
-        for i, m in enumerate(walk.melds):
+        run_groups: list[list[int]] = [[], [], [], []]
+        set_groups: list[list[int]] = [[] for _ in range(14)]
+        for i, m in enumerate(melds):
             if walk.may_extend(m):
                 everyone.append(i)
                 shape = m.shape
-                groups.setdefault((True, shape.suit) if shape.is_run else (False, shape.rank), []).append(i)
-        melds = walk.melds
-        tables: dict[int, LayOffTable] = {}
-        runs: list[MeldTable | None] = [None] * 4
-        sets: list[MeldTable | None] = [None] * 14
+                (run_groups[shape.suit] if shape.is_run else set_groups[shape.rank]).append(i)
+        # What each table of plays holds of a card, read once per meld or suit or rank.
+        lay_off_cards: dict[int, dict[int, tuple[LayOff, ...]]] = {}
+        run_cards: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 4
+        set_cards: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 14
         with_sets = walk.variant.sets
+        held_ranks: Sequence[int] | None = None
 
-        def new_melds(card: int) -> list[NewMeld]:
-            found: list[NewMeld] = []
-            if IS_WILD_KIND[card]:
-                suits: Sequence[int] = range(4)
-                ranks: Sequence[int] = [r for r in (1, *range(3, 14)) if any(hand[(r - 1) * 4 + s] for s in range(4))] if with_sets else ()
-            else:
-                suits = (SUIT_OF[card],)
-                ranks = (RANK_OF[card],) if with_sets and RANK_OF[card] != 2 else ()
-            for suit in suits:
-                table = runs[suit]
-                if table is None:
-                    table = runs[suit] = proposals.run_melds(suit, hand)
-                found.extend(table.with_card.get(card, ()))
-            for rank in ranks:
-                table = sets[rank]
-                if table is None:
-                    table = sets[rank] = proposals.set_melds(rank, hand)
-                found.extend(table.with_card.get(card, ()))
-            return found
-
-        def fitting(card: int) -> list[int]:
-            if IS_WILD_KIND[card]:
-                return everyone
-            return sorted(groups.get((True, SUIT_OF[card]), []) + groups.get((False, RANK_OF[card]), []))
-
-        def lay_offs(index: int, card: int) -> tuple[LayOff, ...]:
-            table = tables.get(index)
+        def run_table(suit: int) -> dict[int, tuple[NewMeld, ...]]:
+            table = run_cards[suit]
             if table is None:
-                table = tables[index] = proposals.lay_offs(melds[index].shape, hand)
-            return table.with_card.get(card, ())
+                table = run_cards[suit] = proposals.run_melds(suit, hand).with_card
+            return table
+
+        def set_table(rank: int) -> dict[int, tuple[NewMeld, ...]]:
+            table = set_cards[rank]
+            if table is None:
+                table = set_cards[rank] = proposals.set_melds(rank, hand).with_card
+            return table
+
+        def lay_off_table(index: int) -> dict[int, tuple[LayOff, ...]]:
+            table = lay_off_cards.get(index)
+            if table is None:
+                table = lay_off_cards[index] = proposals.lay_offs(melds[index].shape, hand).with_card
+            return table
+
+        def new_meld_ways(card: int) -> tuple[list[int], list[int]]:
+            """The suits whose runs and the ranks whose sets a new meld holding ``card`` is of."""
+            nonlocal held_ranks
+            if IS_WILD_KIND[card]:
+                if not with_sets:
+                    return [0, 1, 2, 3], []
+                if held_ranks is None:
+                    held_ranks = [r for r in (1, *range(3, 14)) if any(hand[(r - 1) * 4 + s] for s in range(4))]
+                return [0, 1, 2, 3], list(held_ranks)
+            rank = RANK_OF[card]
+            return [SUIT_OF[card]], ([rank] if with_sets and rank != 2 else [])
 
         best_card, fewest = -1, -1
         for card in range(CARD_KINDS):
             if hand[card] - (1 if card == kept else 0) <= 0:
                 continue
-            count = len(new_melds(card))
+            suits, ranks = new_meld_ways(card)
+            count = 0
+            for suit in suits:
+                count += len(run_table(suit).get(card, ()))
+            for rank in ranks:
+                count += len(set_table(rank).get(card, ()))
             if fewest >= 0 and count >= fewest:
                 continue
-            for index in fitting(card):
-                count += len(lay_offs(index, card))
-                if fewest >= 0 and count >= fewest:
+            if IS_WILD_KIND[card]:
+                groups: Sequence[list[int]] = (everyone,)
+            else:
+                groups = (run_groups[SUIT_OF[card]], set_groups[RANK_OF[card]])
+            beaten = False
+            for group in groups:
+                for index in group:
+                    count += len(lay_off_table(index).get(card, ()))
+                    if fewest >= 0 and count >= fewest:
+                        beaten = True
+                        break
+                if beaten:
                     break
-            if fewest < 0 or count < fewest:
+            if not beaten:
                 best_card, fewest = card, count
                 if not count:
                     break
         if fewest <= 0:
             return best_card, []
-        best_plays: list[tuple[str, int, LayOff | NewMeld]] = [("meld", -1, p) for p in new_melds(best_card)]
-        for index in fitting(best_card):
-            best_plays.extend(("add", index, p) for p in lay_offs(index, best_card))
+        suits, ranks = new_meld_ways(best_card)
+        best_plays: list[tuple[str, int, LayOff | NewMeld]] = []
+        for suit in suits:
+            best_plays.extend(("meld", -1, p) for p in run_table(suit).get(best_card, ()))
+        for rank in ranks:
+            best_plays.extend(("meld", -1, p) for p in set_table(rank).get(best_card, ()))
+        fitting = everyone if IS_WILD_KIND[best_card] else sorted(run_groups[SUIT_OF[best_card]] + set_groups[RANK_OF[best_card]])
+        for index in fitting:
+            best_plays.extend(("add", index, p) for p in lay_off_table(index).get(best_card, ()))
         return best_card, sorted(best_plays, key=self.gain, reverse=True)  # stable: generator order among equals
 
     def gain(self, entry: tuple[str, int, LayOff | NewMeld]) -> int:
