@@ -148,6 +148,7 @@ class _ExitSearch:
         self.prepared = False
         self.offers: list[tuple[tuple[Action, ...], tuple[int, int] | None]] = []  # for _Remembered
         self.bounds: tuple[int, int] | None = None  # the bounds good_enough last worked out
+        self.counted: int | None = None  # the bound from card counts quickly_beaten just worked out
         self.best_offer = -1
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
@@ -322,29 +323,45 @@ class _ExitSearch:
             return False
         return kind != DIRTY or not variant.out_needs_clean
 
-    def good_enough(self, kept: int, known: tuple[int, int] | None = None) -> bool:
-        """Can no exit from here beat the best one found? First by the bounds from card
-        counts; where they leave room, by the bound suit by suit (:meth:`Walk.split_bound`),
-        dearer but aware that a card cannot go to two runs. ``known``: both bounds, already
-        worked out for this very table (the hand and melds; only the card kept differs).
-        The bounds worked out are left in ``self.bounds`` (None when they were not)."""
-        self.bounds = None
+    def quickly_beaten(self, kept: int, known: tuple[int, int] | None = None) -> bool:
+        """:meth:`good_enough` by its cheaper bounds only (the bound from the search's
+        start, ``known``, the bound from card counts), asked before the table's key is made.
+        The bound from card counts worked out is left in ``self.counted`` for
+        :meth:`good_enough` (None when it was not)."""
+        self.counted = None
         best = self.best
         if best is None and self.bonus_to_beat < 0 and self.margin_to_beat is None:
             return False
         self.prepare()
         if self.beaten(self.cap, kept, best):
             return True  # beaten at the bound from the search's start: at any lower bound too
-        walk = self.walk
         if known is not None:
             counted, split = known
             return self.beaten(counted, kept, best) or self.beaten(split, kept, best)
-        counted = min(self.cap, walk.bonus_bound())
-        if self.beaten(counted, kept, best):
-            return True
-        split = min(counted, walk.split_bound())
+        counted = self.counted = min(self.cap, self.walk.bonus_bound())
+        return self.beaten(counted, kept, best)
+
+    def good_enough(self, kept: int, known: tuple[int, int] | None = None) -> bool:
+        """Can no exit from here beat the best one found? First by the bounds from card
+        counts (:meth:`quickly_beaten`); where they leave room, by the bound suit by suit
+        (:meth:`split_beaten`), dearer but aware that a card cannot go to two runs.
+        ``known``: both bounds, already worked out for this very table (the hand and
+        melds; only the card kept differs). The bounds worked out are left in
+        ``self.bounds`` (None when they were not)."""
+        return self.quickly_beaten(kept, known) or self.split_beaten(kept)
+
+    def split_beaten(self, kept: int) -> bool:
+        """The second half of :meth:`good_enough`, after :meth:`quickly_beaten` left this
+        table: by the bound suit by suit, where the bound from card counts was worked out
+        (not where the bounds were known, or no best is to be beaten yet)."""
+        self.bounds = None
+        counted = self.counted
+        self.counted = None
+        if counted is None:
+            return False
+        split = min(counted, self.walk.split_bound())
         self.bounds = (counted, split)
-        return self.beaten(split, kept, best)
+        return self.beaten(split, kept, self.best)
 
     def beaten(self, bonus: int, kept: int, best: Exit | None) -> bool:
         """Does ``best`` beat every exit from here whose bonus is at most ``bonus`` (or is
@@ -416,11 +433,19 @@ class _ExitSearch:
         ``known_pivot``: what :meth:`most_constrained` would return here, when known."""
         walk = self.walk
         walk.tick()
+        known = parent if isinstance(parent, tuple) else None
+        # The cheap bounds before the transposition key (dearer, and half the tables are
+        # left on them): whether a table is left by a bound does not hang on whether it was
+        # seen, since a table left is left again whenever it comes back (the bounds are
+        # functions of the table and the card kept, and the best found only grows), so a
+        # table left unrecorded is never walked where it would have been skipped.
+        if self.quickly_beaten(kept, known):
+            return
         key = self.key(kept)
         if key in walk.seen:
             return
         walk.seen.add(key)
-        if self.good_enough(kept, parent if isinstance(parent, tuple) else None):
+        if self.split_beaten(kept):
             return
         bounds = self.bounds if parent is False else parent
         if parent is False and not self.may_qualify():

@@ -1,0 +1,75 @@
+"""The going-out search's bounds leave no better exit behind: on self-play tables, the
+search with its bounds finds an exit as good as the search with none (every table walked,
+bar those seen already), and leaving tables on the cheap bounds before their key is made
+visits the same tables as asking every bound after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from buraco.analysis import exits
+from buraco.analysis.exits import best_exit
+from buraco.analysis.search import Budget, SearchContext, SearchCut, Start
+from buraco.replay import deal_hand
+from buraco.selfplay import play_match
+from buraco.state import HandState
+
+EXHAUSTIVE_SECONDS = 2.0  # an unbounded search past this much CPU is skipped, not judged
+
+
+def play_steps(variant_id: str, seed: int) -> list[HandState]:
+    """The tables of a self-play hand just after each draw step (the play step)."""
+    record = play_match(variant_id, players=2, hands=1, seed=seed)
+    state = deal_hand(record, 0)
+    tables = []
+    for action in record.hands[0].parsed:
+        state.apply(action)
+        if action.verb in ("draw", "take") and not state.is_over:
+            tables.append(state.copy(log=False))
+    return tables
+
+
+@pytest.mark.parametrize("variant_id,seed", [("brasil", 1), ("brasil", 2), ("brasil", 5), ("brasil", 7), ("cerrado", 3), ("abierto-sucio", 4)])
+def test_the_bounds_never_leave_a_better_exit(variant_id: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    bounded = [best_exit(Start.after(table), SearchContext(table.variant)) for table in play_steps(variant_id, seed)]
+    monkeypatch.setattr(exits._ExitSearch, "quickly_beaten", lambda self, kept, known=None: False)
+    monkeypatch.setattr(exits._ExitSearch, "split_beaten", lambda self, kept: False)
+    compared = 0
+    for table, found in zip(play_steps(variant_id, seed), bounded):
+        try:
+            every = best_exit(Start.after(table), SearchContext(table.variant, Budget.seconds(EXHAUSTIVE_SECONDS)))
+        except SearchCut:
+            continue
+        compared += 1
+        assert (None if every is None else every.margin) == (None if found is None else found.margin)
+    assert compared
+    assert any(found is not None for found in bounded)
+
+
+def test_leaving_tables_before_their_key_visits_the_same_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cheap bounds asked after the key (as good_enough asks them) leave the same
+    tables and find the same lines: a table left is left again whenever it comes back."""
+    tables = play_steps("brasil", 2) + play_steps("brasil", 5)
+    contexts = [SearchContext(table.variant) for table in tables]
+    early = [best_exit(Start.after(table), context) for table, context in zip(tables, contexts)]
+    original_quick = exits._ExitSearch.quickly_beaten
+
+    def after_the_key(self: exits._ExitSearch, kept: int, known: tuple[int, int] | None = None) -> bool:
+        # The order before: the key made and recorded first, then the cheap bounds asked
+        # (a table they do not leave is recorded again by visit, as it was).
+        key = self.key(kept)
+        if key not in self.walk.seen:
+            self.walk.seen.add(key)
+            if original_quick(self, kept, known):
+                return True
+            self.walk.seen.discard(key)
+            return False
+        return False
+
+    monkeypatch.setattr(exits._ExitSearch, "quickly_beaten", after_the_key)
+    late_contexts = [SearchContext(table.variant) for table in tables]
+    late = [best_exit(Start.after(table), context) for table, context in zip(tables, late_contexts)]
+    assert [None if e is None else [a.text for a in e.actions] for e in early] == [
+        None if e is None else [a.text for a in e.actions] for e in late
+    ]
+    assert [c.nodes for c in contexts] == [c.nodes for c in late_contexts]
