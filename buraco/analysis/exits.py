@@ -38,7 +38,7 @@ from ..melds import (
 from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
-from .proposals import LayOff, LayOffTable, MeldTable, NewMeld
+from .proposals import LayOff, NewMeld
 from .search import Exit, MeldState, SearchContext, Start, Walk, founding_of, margin_of, side_bonus
 
 
@@ -67,7 +67,7 @@ def best_exit(
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
     root = Walk.at(start, context)
     search = _ExitSearch(root, most_bonus, bonus_to_beat, margin_to_beat)
-    if not search.may_qualify() or not root.may_meet_obligation():
+    if not search.may_qualify() or not root.may_meet_obligation() or search.holds_two_dead_cards():
         return None
     memo = context.exits
     key = (most_bonus, bonus_to_beat, margin_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
@@ -216,6 +216,42 @@ class _ExitSearch:
             if walk.could_grow_to_canasta(meld, *counts) and walk.kind_bound(meld) >= need:
                 return True
         return walk.new_bound(counts, single=True) >= need
+
+    def holds_two_dead_cards(self) -> bool:
+        """Does the hand hold two cards (two copies of one card count as two) that no new
+        meld and no lay-off from here can hold? Then no exit exists: one of them could be
+        the going-out discard, never both, and a card no play holds now is held by none
+        later in the turn (see :meth:`most_constrained`). The search would find the same
+        in two tables, at twice the cost: most searches a turn starts end so."""
+        walk = self.walk
+        hand = walk.hand
+        proposals = walk.proposals
+        with_sets = walk.variant.sets
+        melds = walk.melds
+        extendable = [m for m in melds if walk.may_extend(m)]
+        dead = 0
+        for card in range(CARD_KINDS):
+            count = hand[card]
+            if not count:
+                continue
+            if IS_WILD_KIND[card]:
+                suits: Sequence[int] = range(4)
+                ranks: Sequence[int] = [r for r in (1, *range(3, 14)) if any(hand[(r - 1) * 4 + s] for s in range(4))] if with_sets else ()
+                fitting: Sequence[MeldState] = extendable
+            else:
+                suit, rank = SUIT_OF[card], RANK_OF[card]
+                suits, ranks = (suit,), ((rank,) if with_sets and rank != 2 else ())
+                fitting = [m for m in extendable if (m.shape.suit == suit if m.shape.is_run else m.shape.rank == rank)]
+            held = (
+                any(card in proposals.run_melds(s, hand).with_card for s in suits)
+                or any(card in proposals.set_melds(r, hand).with_card for r in ranks)
+                or any(card in proposals.lay_offs(m.shape, hand).with_card for m in fitting)
+            )
+            if not held:
+                dead += count
+                if dead >= 2:
+                    return True
+        return False
 
     def margin_bound(self, kept: int, bonus: int | None = None) -> int:
         """A bound on the margin of any exit from here (see ``own_constant``): the side's

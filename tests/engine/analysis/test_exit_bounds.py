@@ -9,7 +9,7 @@ import pytest
 
 from buraco.analysis import exits
 from buraco.analysis.exits import best_exit
-from buraco.analysis.search import Budget, SearchContext, SearchCut, Start
+from buraco.analysis.search import Budget, SearchContext, SearchCut, Start, Walk
 from buraco.replay import deal_hand
 from buraco.selfplay import play_match
 from buraco.state import HandState
@@ -73,3 +73,30 @@ def test_leaving_tables_before_their_key_visits_the_same_tables(monkeypatch: pyt
         None if e is None else [a.text for a in e.actions] for e in late
     ]
     assert [c.nodes for c in contexts] == [c.nodes for c in late_contexts]
+
+
+@pytest.mark.parametrize("variant_id", ["abierto", "burraco-106", "brasil", "cerrado-sucio"])
+def test_two_cards_no_play_holds_leave_no_way_out(variant_id: str) -> None:
+    """Where the quick test finds two cards that no meld or lay-off can hold, the search
+    it spares finds no exit either, nor does the reference search (tests/engine/analysis/
+    reference.py), which knows nothing of the test; and the test does not stop every hand."""
+    from . import reference
+
+    told = untold = 0
+    for seed in range(4):
+        for table in play_steps(variant_id, seed):
+            start = Start.after(table)
+            context = SearchContext(table.variant)
+            if not exits._ExitSearch(Walk.at(start, context), False).holds_two_dead_cards():
+                untold += 1
+                continue
+            told += 1
+            walk = Walk.at(start, context).fork()
+            search = exits._ExitSearch(walk, False)
+            search.run()
+            assert search.best is None and not search.offers
+            try:
+                assert reference.best_exit(table) is None
+            except reference.SearchLimit:
+                pass
+    assert told and untold
