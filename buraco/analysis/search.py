@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action
-from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
+from ..cards import JOKER_CODE, RANK_OF, SUIT_OF, card_of
 from ..errors import IllegalActionError
 from ..melds import (
     ALL_13,

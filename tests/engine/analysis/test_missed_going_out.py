@@ -13,8 +13,8 @@ import pytest
 from buraco.analysis import MISSED_GOING_OUT
 from buraco.analysis.exits import best_exit, may_go_out
 from buraco.analysis.search import SearchContext, Start, Walk
-from buraco.cards import CARDS
 from buraco.analysis.witness import before_witness
+from buraco.cards import CARDS
 from buraco.notation import Record
 from buraco.replay import replay_hand
 from buraco.rules import VARIANTS
