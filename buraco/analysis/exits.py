@@ -221,8 +221,9 @@ class _ExitSearch:
         """Does the hand hold two cards (two copies of one card count as two) that no new
         meld and no lay-off from here can hold? Then no exit exists: one of them could be
         the going-out discard, never both, and a card no play holds now is held by none
-        later in the turn (see :meth:`most_constrained`). The search would find the same
-        in two tables, at twice the cost: most searches a turn starts end so."""
+        later in the turn (see :meth:`most_constrained`). The search finds the same after
+        two tables, dearer (its key, bounds and two pivot counts); most exit searches a
+        turn started ended so."""
         walk = self.walk
         hand = walk.hand
         proposals = walk.proposals
