@@ -22,7 +22,7 @@ would report replayed by the engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action
@@ -224,29 +224,15 @@ class _ExitSearch:
         later in the turn (see :meth:`most_constrained`). The search finds the same after
         two tables, dearer (its key, bounds and two pivot counts); most exit searches a
         turn started ended so."""
-        walk = self.walk
-        hand = walk.hand
-        proposals = walk.proposals
-        with_sets = walk.variant.sets
-        melds = walk.melds
-        extendable = [m for m in melds if walk.may_extend(m)]
+        hand = self.walk.hand
+        plays = _TablePlays(self.walk)
         dead = 0
         for card in range(CARD_KINDS):
             count = hand[card]
             if not count:
                 continue
-            if IS_WILD_KIND[card]:
-                suits: Sequence[int] = range(4)
-                ranks: Sequence[int] = [r for r in (1, *range(3, 14)) if any(hand[(r - 1) * 4 + s] for s in range(4))] if with_sets else ()
-                fitting: Sequence[MeldState] = extendable
-            else:
-                suit, rank = SUIT_OF[card], RANK_OF[card]
-                suits, ranks = (suit,), ((rank,) if with_sets and rank != 2 else ())
-                fitting = [m for m in extendable if (m.shape.suit == suit if m.shape.is_run else m.shape.rank == rank)]
-            held = (
-                any(card in proposals.run_melds(s, hand).with_card for s in suits)
-                or any(card in proposals.set_melds(r, hand).with_card for r in ranks)
-                or any(card in proposals.lay_offs(m.shape, hand).with_card for m in fitting)
+            held = any(card in table for table in plays.new_meld_tables(card)) or any(
+                card in plays.lay_off_table(index) for index in plays.fitting(card)
             )
             if not held:
                 dead += count
@@ -543,81 +529,20 @@ class _ExitSearch:
         the counts are sums of sizes, so the order they are added in does not matter) and
         listed for the card chosen only, in the generator's order: new melds (as
         :meth:`Proposals.melds_with` finds them), then lay-offs meld by meld."""
-        walk = self.walk
-        hand = walk.hand
-        proposals = walk.proposals
-        melds = walk.melds
-        # The melds a card may be laid off on: every one for a wild, else the runs of its
-        # suit and the sets of its rank, in table order.
-        everyone: list[int] = []
-        run_groups: list[list[int]] = [[], [], [], []]
-        set_groups: list[list[int]] = [[] for _ in range(14)]
-        for i, m in enumerate(melds):
-            if walk.may_extend(m):
-                everyone.append(i)
-                shape = m.shape
-                (run_groups[shape.suit] if shape.is_run else set_groups[shape.rank]).append(i)
-        # What each table of plays holds of a card, read once per meld or suit or rank.
-        lay_off_cards: dict[int, dict[int, tuple[LayOff, ...]]] = {}
-        run_cards: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 4
-        set_cards: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 14
-        with_sets = walk.variant.sets
-        held_ranks: Sequence[int] | None = None
-
-        def run_table(suit: int) -> dict[int, tuple[NewMeld, ...]]:
-            table = run_cards[suit]
-            if table is None:
-                table = run_cards[suit] = proposals.run_melds(suit, hand).with_card
-            return table
-
-        def set_table(rank: int) -> dict[int, tuple[NewMeld, ...]]:
-            table = set_cards[rank]
-            if table is None:
-                table = set_cards[rank] = proposals.set_melds(rank, hand).with_card
-            return table
-
-        def lay_off_table(index: int) -> dict[int, tuple[LayOff, ...]]:
-            table = lay_off_cards.get(index)
-            if table is None:
-                table = lay_off_cards[index] = proposals.lay_offs(melds[index].shape, hand).with_card
-            return table
-
-        def new_meld_ways(card: int) -> tuple[list[int], list[int]]:
-            """The suits whose runs and the ranks whose sets a new meld holding ``card`` is of."""
-            nonlocal held_ranks
-            if IS_WILD_KIND[card]:
-                if not with_sets:
-                    return [0, 1, 2, 3], []
-                if held_ranks is None:
-                    held_ranks = [r for r in (1, *range(3, 14)) if any(hand[(r - 1) * 4 + s] for s in range(4))]
-                return [0, 1, 2, 3], list(held_ranks)
-            rank = RANK_OF[card]
-            return [SUIT_OF[card]], ([rank] if with_sets and rank != 2 else [])
-
+        hand = self.walk.hand
+        plays = _TablePlays(self.walk)
         best_card, fewest = -1, -1
         for card in range(CARD_KINDS):
             if hand[card] - (1 if card == kept else 0) <= 0:
                 continue
-            suits, ranks = new_meld_ways(card)
-            count = 0
-            for suit in suits:
-                count += len(run_table(suit).get(card, ()))
-            for rank in ranks:
-                count += len(set_table(rank).get(card, ()))
+            count = sum(len(table.get(card, ())) for table in plays.new_meld_tables(card))
             if fewest >= 0 and count >= fewest:
                 continue
-            if IS_WILD_KIND[card]:
-                groups: Sequence[list[int]] = (everyone,)
-            else:
-                groups = (run_groups[SUIT_OF[card]], set_groups[RANK_OF[card]])
             beaten = False
-            for group in groups:
-                for index in group:
-                    count += len(lay_off_table(index).get(card, ()))
-                    if fewest >= 0 and count >= fewest:
-                        beaten = True
-                        break
-                if beaten:
+            for index in plays.fitting(card):
+                count += len(plays.lay_off_table(index).get(card, ()))
+                if fewest >= 0 and count >= fewest:
+                    beaten = True
                     break
             if not beaten:
                 best_card, fewest = card, count
@@ -625,15 +550,11 @@ class _ExitSearch:
                     break
         if fewest <= 0:
             return best_card, []
-        suits, ranks = new_meld_ways(best_card)
-        best_plays: list[tuple[str, int, LayOff | NewMeld]] = []
-        for suit in suits:
-            best_plays.extend(("meld", -1, p) for p in run_table(suit).get(best_card, ()))
-        for rank in ranks:
-            best_plays.extend(("meld", -1, p) for p in set_table(rank).get(best_card, ()))
-        fitting = everyone if IS_WILD_KIND[best_card] else sorted(run_groups[SUIT_OF[best_card]] + set_groups[RANK_OF[best_card]])
-        for index in fitting:
-            best_plays.extend(("add", index, p) for p in lay_off_table(index).get(best_card, ()))
+        best_plays: list[tuple[str, int, LayOff | NewMeld]] = [
+            ("meld", -1, p) for table in plays.new_meld_tables(best_card) for p in table.get(best_card, ())
+        ]
+        for index in sorted(plays.fitting(best_card)):
+            best_plays.extend(("add", index, p) for p in plays.lay_off_table(index).get(best_card, ()))
         return best_card, sorted(best_plays, key=self.gain, reverse=True)  # stable: generator order among equals
 
     def gain(self, entry: tuple[str, int, LayOff | NewMeld]) -> int:
@@ -648,6 +569,70 @@ class _ExitSearch:
         founding = moved_founding(meld.founding, play) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
         change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
         return change if meld.side == walk.side else -change
+
+
+class _TablePlays:
+    """The plays one table of a walk allows, read card by card: the new melds (runs of
+    a suit, sets of a rank) and the lay-offs onto each meld the player may extend, each
+    table of them fetched once (the proposals remember them by the cards they read)."""
+
+    def __init__(self, walk: Walk) -> None:
+        self.hand = walk.hand
+        self.proposals = walk.proposals
+        self.melds = walk.melds
+        self.with_sets = walk.variant.sets
+        # The melds a card may be laid off on: every one for a wild, else the runs of its
+        # suit and the sets of its rank, in table order.
+        self.everyone: list[int] = []
+        self.runs: list[list[int]] = [[], [], [], []]
+        self.sets: list[list[int]] = [[] for _ in range(14)]
+        for i, m in enumerate(walk.melds):
+            if walk.may_extend(m):
+                self.everyone.append(i)
+                (self.runs[m.shape.suit] if m.shape.is_run else self.sets[m.shape.rank]).append(i)
+        self._run_tables: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 4
+        self._set_tables: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 14
+        self._lay_off_tables: dict[int, dict[int, tuple[LayOff, ...]]] = {}
+        self._held_ranks: list[int] | None = None
+
+    def new_meld_tables(self, card: int) -> Iterator[dict[int, tuple[NewMeld, ...]]]:
+        """The new melds a card could be in, by card, as :meth:`Proposals.melds_with`
+        orders them: the runs of its suit (every suit for a wild), then the sets of its
+        rank (for a wild, of every rank held)."""
+        hand = self.hand
+        if IS_WILD_KIND[card]:
+            suits: Sequence[int] = range(4)
+            if not self.with_sets:
+                ranks: Sequence[int] = ()
+            else:
+                if self._held_ranks is None:
+                    self._held_ranks = [r for r in (1, *range(3, 14)) if any(hand[(r - 1) * 4 + s] for s in range(4))]
+                ranks = self._held_ranks
+        else:
+            rank = RANK_OF[card]
+            suits, ranks = (SUIT_OF[card],), ((rank,) if self.with_sets and rank != 2 else ())
+        for suit in suits:
+            table = self._run_tables[suit]
+            if table is None:
+                table = self._run_tables[suit] = self.proposals.run_melds(suit, hand).with_card
+            yield table
+        for rank in ranks:
+            found = self._set_tables[rank]
+            if found is None:
+                found = self._set_tables[rank] = self.proposals.set_melds(rank, hand).with_card
+            yield found
+
+    def fitting(self, card: int) -> list[int]:
+        """The melds ``card`` may be laid off on (not in table order for a natural card:
+        its runs, then its sets)."""
+        return self.everyone if IS_WILD_KIND[card] else self.runs[SUIT_OF[card]] + self.sets[RANK_OF[card]]
+
+    def lay_off_table(self, index: int) -> dict[int, tuple[LayOff, ...]]:
+        """The lay-offs onto meld ``index``, by card."""
+        table = self._lay_off_tables.get(index)
+        if table is None:
+            table = self._lay_off_tables[index] = self.proposals.lay_offs(self.melds[index].shape, self.hand).with_card
+        return table
 
 
 __all__ = ["best_exit", "exit_bound", "may_go_out"]
