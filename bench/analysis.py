@@ -7,9 +7,10 @@ in CPU time of this process (``time.process_time``; the machine is shared):
 * verify: ``buraco.replay.verify_hand(record, index)``, best of ``--verify-repeat``;
 * analysis: ``buraco.analysis.turns.turn_findings(record, index, unsearched, context)``
   (the turn searches: missed canastas, missed going out, dangerous discards; one
-  ``SearchContext`` per match, as ``analyze_record`` shares one), best of ``--repeat``,
-  plus the hand's share of ``buraco.analysis.slips.scoring_findings(record, report)``
-  (timed once per match, divided by its hands).  ``analyze_record`` also runs one
+  ``SearchContext`` per match, as ``analyze_record`` shares one), best of ``--repeat``
+  passes over the match, each with a new context (a context remembers its searches: a
+  hand run twice on one would be measured from memory), plus the hand's share of ``buraco.analysis.slips.scoring_findings(record, report)``
+  (timed once per match, divided by its hands; best of ``--repeat``).  ``analyze_record`` also runs one
   ``verify(record)`` first; that is not in the analysis figure (it is the verify
   figure, once more).
 
@@ -52,6 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))
 
 from buraco.analysis import KINDS  # noqa: E402
+from buraco.analysis.findings import Finding  # noqa: E402
 from buraco.analysis.search import SearchContext  # noqa: E402
 from buraco.analysis.slips import scoring_findings  # noqa: E402
 from buraco.analysis.turns import Unsearched, played_turns, turn_findings  # noqa: E402
@@ -123,6 +125,21 @@ def best(function: object, repeat: int) -> tuple[float, object]:
     return min(times), result
 
 
+def _analysis_pass(record: Record) -> list[tuple[float, list[Finding], list[Unsearched], int]]:
+    """The turn searches of every hand of ``record`` in order, with one new context (as
+    ``analyze_record`` shares one): per hand, its CPU seconds, findings, decisions not
+    judged and the most tables one of its searches visited."""
+    context = SearchContext(record.rules)
+    results = []
+    for index in range(len(record.hands)):
+        unsearched: list[Unsearched] = []
+        context.largest = 0
+        start = time.process_time()
+        found = turn_findings(record, index, unsearched, context)
+        results.append((time.process_time() - start, found, unsearched, context.largest))
+    return results
+
+
 def measure_variant(variant: str, players: int, hands: int, per_match: int, repeat: int,
                     verify_repeat: int) -> VariantResult:
     start = time.process_time()
@@ -137,30 +154,25 @@ def measure_variant(variant: str, players: int, hands: int, per_match: int, repe
     examples: list[str] = []
     for number, (seed, record) in enumerate(records, start=1):
         report = verify(record)
-        context = SearchContext(record.rules)
         scoring_s, scoring = best(lambda: scoring_findings(record, report), repeat)  # noqa: B023
         share = scoring_s / len(record.hands)
         findings.update(f.kind for f in scoring)  # type: ignore[attr-defined]
+        # Each repeat is a pass over the match's hands in order with a new context, as
+        # analyze_record makes one: a second run of a hand with the same context would find
+        # its own searches remembered, and measure the memory, not the analysis.
+        passes = [_analysis_pass(record) for _ in range(repeat)]
         for index in range(len(record.hands)):
             verify_s, _ = best(lambda: verify_hand(record, index), verify_repeat)  # noqa: B023
-            runs: list[list[Unsearched]] = []
-
-            def analyse() -> object:
-                unsearched: list[Unsearched] = []
-                runs.append(unsearched)  # noqa: B023
-                context.largest = 0  # noqa: B023
-                return turn_findings(record, index, unsearched, context)  # noqa: B023
-
-            analysis_s, found = best(analyse, repeat)
-            unsearched = runs[-1]
-            findings.update(f.kind for f in found)  # type: ignore[attr-defined]
+            analysis_s = min(p[index][0] for p in passes)
+            _, found, unsearched, largest = passes[0][index]
+            findings.update(f.kind for f in found)
             turns = len(played_turns(record, index).turns)
             turns_total += turns
             unsearched_by.update(u.search for u in unsearched)
             unsearched_hands += bool(unsearched)
             if unsearched and len(examples) < 3:
                 examples.append(f"seed {seed}: {unsearched[0]}")
-            timings.append(HandTiming(seed, index, verify_s, analysis_s + share, turns, len(unsearched), context.largest))
+            timings.append(HandTiming(seed, index, verify_s, analysis_s + share, turns, len(unsearched), largest))
         print(f"  {variant}: {number}/{len(records)} matches, {len(timings)} hands, "
               f"{time.process_time() - start:.0f} s CPU", file=sys.stderr, flush=True)
     return VariantResult(variant, players, timings, dict(findings), turns_total, dict(unsearched_by),
