@@ -770,7 +770,9 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     window of positions around them, each position a natural (the run's or one in hand)
     or the one wild a meld may hold (its own, or one from the hand if it has none); a
     fixed wild keeps its place; a 2 of the run's suit may become its natural 2 where
-    wilds move. Clean needs no wild in the final window, A..K the window 1..13 (laid in
+    wilds move, and then a wild from the hand may join (a window of such a run holding
+    place 2; a clean one must: the 2 never leaves the meld, and anywhere else it is its
+    wild). Clean needs no wild in the final window, A..K the window 1..13 (laid in
     one meld action where the rule set asks: a lay-off never adds such marks), A..A
     1..14. Each kind is granted when the window allows it, whatever else it would need.
     """
@@ -808,16 +810,22 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     else:
         gaps = 1 if (wild is not None or wild_in_hand) else 0
     longest = min(14, _window_lengths(fill, must_low, must_high, gaps))
-    if longest < 7:
-        return 0
-    best = canasta_bonus(DIRTY, variant)
     clean_fill = fill
+    clean_low = must_low
     can_be_clean = wild is None
     if wild is not None and not fixed and wild == card_of(2, suit) and 2 not in positions:
+        # The 2 may become its natural 2, and then stands at place 2 (it never leaves the
+        # meld: anywhere else it is the wild), leaving the meld's one wild to the hand.
         clean_fill = list(fill)
-        clean_fill[2] = True  # the 2 may become its natural 2
+        clean_fill[2] = True
+        clean_low = min(must_low, 2)
         can_be_clean = True
-    if can_be_clean and min(14, _window_lengths(clean_fill, must_low, must_high, 0)) >= 7:
+        if wild_in_hand and longest < 7:
+            longest = min(14, _window_lengths(clean_fill, clean_low, must_high, 1))
+    if longest < 7:
+        return 0  # no clean window either: it would be a window of one gap less
+    best = canasta_bonus(DIRTY, variant)
+    if can_be_clean and min(14, _window_lengths(clean_fill, clean_low, must_high, 0)) >= 7:
         best = max(best, canasta_bonus(CLEAN, variant))
         one_action = variant.special_runs_in_one_action
         if (
