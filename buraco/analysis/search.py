@@ -769,7 +769,8 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     wild never leaves. A run: its natural cards never move, so its final cards fill a
     window of positions around them, each position a natural (the run's or one in hand)
     or the one wild a meld may hold (its own, or one from the hand if it has none); a
-    fixed wild keeps its place; a 2 of the run's suit may become its natural 2 where
+    fixed wild keeps its place, and so does any wild whose natural card is not in hand,
+    bar where wilds move ``anywhere``; a 2 of the run's suit may become its natural 2 where
     wilds move, and then a wild from the hand may join (a window of such a run holding
     place 2; a clean one must: the 2 never leaves the meld, and anywhere else it is its
     wild). Clean needs no wild in the final window, A..K the window 1..13 (laid in
@@ -794,7 +795,11 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     suit, low = shape.suit, shape.low
     wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
     wild = shape.cards[shape.wild_index] if wild_at else None
-    fixed = variant.wild_move == "fixed"
+    # A wild leaves its place only for its natural card (but where it may move anywhere):
+    # without that card in hand it stays where it is, as if fixed.
+    fixed = variant.wild_move == "fixed" or (
+        wild is not None and variant.wild_move != "anywhere" and not hand[card_of(wild_at, suit)]
+    )
     fill = [False] * 15
     positions = [low + i for i in range(len(shape.cards)) if low + i != wild_at]
     for p in positions:

@@ -70,6 +70,19 @@ def test_a_run_whose_wild_is_its_suits_2_is_clean_only_with_place_2(variant: Var
     assert best_reached(variant, Proposals(variant), shape, meld.founding, hand) == bound
 
 
+@pytest.mark.parametrize("variant", [v for v in MOVING if v.wild_move != "anywhere"], ids=lambda v: v.id)
+def test_a_wild_whose_natural_is_not_held_stays_where_it_is(variant: Variant) -> None:
+    """5d..9d with the 2c at 10: the 3d alone would need the wild at 4, and the wild leaves 10
+    only for the Td. With the Td too, both laid at once, it fills the gap the 3d leaves."""
+    shape = run_of("5d 6d 7d 8d 9d 2c", variant)
+    meld = MeldState(1, shape, 0, 1, founding_of(shape))
+    proposals = Proposals(variant)
+    for text, expected in (("3d Ks", 0), ("3d Td", canasta_bonus("dirty", variant))):
+        hand = counts(text)
+        assert meld_bonus_bound(variant, meld, hand) == expected
+        assert best_reached(variant, proposals, shape, meld.founding, hand) == expected
+
+
 @pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
 def test_the_bound_holds_every_lay_off_sequence(variant: Variant) -> None:
     """Runs with no wild, their suit's 2, another suit's 2 or a joker as the wild, and hands
