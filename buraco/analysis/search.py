@@ -815,6 +815,15 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     else:
         gaps = 1 if (wild is not None or wild_in_hand) else 0
     longest = min(14, _window_lengths(fill, must_low, must_high, gaps))
+    two = card_of(2, suit)
+    if (
+        longest >= 7 and wild is None and 2 not in positions and hand[two] == 1
+        and not any(hand[w] for w in WILD_CODES if w != two)
+    ):
+        # The hand's one wild is this suit's 2, which fills place 2 or a gap, not both.
+        as_wild = list(fill)
+        as_wild[2] = False
+        longest = min(14, max(_window_lengths(fill, must_low, must_high, 0), _window_lengths(as_wild, must_low, must_high, 1)))
     clean_fill = fill
     clean_low = must_low
     can_be_clean = wild is None

@@ -84,6 +84,19 @@ def test_a_wild_whose_natural_is_not_held_stays_where_it_is(variant: Variant) ->
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
+def test_a_hands_one_wild_being_the_suits_2_fills_place_2_or_a_gap_not_both(variant: Variant) -> None:
+    """4d..8d with the 2d as the hand's one wild: at place 2 it needs the 3d, as a wild it
+    makes seven only with the 9d (or the 3d)."""
+    shape = run_of("4d 5d 6d 7d 8d", variant)
+    meld = MeldState(1, shape, 0, 1, founding_of(shape))
+    proposals = Proposals(variant)
+    for text, expected in (("2d Jh Qh", 0), ("2d 9d", canasta_bonus("dirty", variant)), ("2d 3d", canasta_bonus("clean", variant))):
+        hand = counts(text)
+        assert meld_bonus_bound(variant, meld, hand) == expected, text
+        assert best_reached(variant, proposals, shape, meld.founding, hand) == expected, text
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
 def test_the_bound_holds_every_lay_off_sequence(variant: Variant) -> None:
     """Runs with no wild, their suit's 2, another suit's 2 or a joker as the wild, and hands
     of up to three cards from a pool holding naturals of the suit and wilds. (The bound
@@ -93,6 +106,7 @@ def test_the_bound_holds_every_lay_off_sequence(variant: Variant) -> None:
     runs = [
         "5h 6h 2h 8h 9h", "3h 4h 5h 6h 2h", "6h 7h 8h 9h 2h Jh", "Ah 2h 3h 4h 5h", "8h 9h Th 2h Qh Kh",
         "5h 6h 7h 8h 9h", "5h 6h 2c 8h 9h", "9h Th Jh Qh Kh Ah", "Th Jh Qh 2s Ah", "4h 5h 6h 7h 2s",
+        "3h 4h 5h 6h", "4h 5h 6h 7h 8h",
     ]
     pool = "Ah 2h 3h 4h 7h 9h Th Jh Qh Kh 2c"
     if variant.jokers:
