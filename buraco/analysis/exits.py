@@ -226,16 +226,22 @@ class _ExitSearch:
         turn started ended so."""
         hand = self.walk.hand
         plays = _TablePlays(self.walk)
+        held = [card for card in range(CARD_KINDS) if hand[card]]
+        # First the cards the counts alone leave no play (no proposals fetched), then the
+        # others by the plays themselves.
         dead = 0
-        for card in range(CARD_KINDS):
-            count = hand[card]
-            if not count:
-                continue
-            held = any(card in table for table in plays.new_meld_tables(card)) or any(
+        for card in held:
+            if not plays.may_hold(card):
+                dead += hand[card]
+                if dead >= 2:
+                    return True
+        for card in held:
+            if not plays.may_hold(card):
+                continue  # counted above
+            if not (any(card in table for table in plays.new_meld_tables(card)) or any(
                 card in plays.lay_off_table(index) for index in plays.fitting(card)
-            )
-            if not held:
-                dead += count
+            )):
+                dead += hand[card]
                 if dead >= 2:
                     return True
         return False
@@ -594,6 +600,44 @@ class _TablePlays:
         self._set_tables: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 14
         self._lay_off_tables: dict[int, dict[int, tuple[LayOff, ...]]] = {}
         self._held_ranks: list[int] | None = None
+        self._wilds: int | None = None  # the wilds in hand, counted once asked
+
+    def may_hold(self, card: int) -> bool:
+        """Could any new meld or lay-off hold ``card``, by the hand's counts alone? (False
+        proves none can; True only that one might.) A wild: yes. A natural card: a new
+        run needs two more places of three consecutive around it, filled by the hand's
+        cards of its suit or, one of them, a wild; a new set, two more cards of its rank
+        (a wild one of them); a lay-off on a run, the places between the run and the card
+        so filled (the run's own wild may be the one); any set of its rank may take it.
+        Every meld holds at most one wild, and a meld's cards stay in it."""
+        if IS_WILD_KIND[card]:
+            return True
+        hand = self.hand
+        suit, rank = SUIT_OF[card], RANK_OF[card]
+        if self._wilds is None:
+            self._wilds = sum(hand[w] for w in WILD_CODES)
+        wild = 1 if self._wilds else 0
+        of_suit = [False, *(hand[(p - 1) % 13 * 4 + suit] > 0 for p in range(1, 15))]  # by run place 1..14
+        places = (1, 14) if rank == 1 else (rank,)
+        for place in places:
+            for low in range(max(1, place - 2), min(place, 12) + 1):
+                if sum(1 for p in range(low, low + 3) if p != place and not of_suit[p]) <= wild:
+                    return True
+        if self.with_sets and sum(hand[(rank - 1) * 4 + s] for s in range(4)) + wild >= 3:
+            return True
+        if self.sets[rank]:
+            return True
+        for index in self.runs[suit]:
+            shape = self.melds[index].shape
+            low, high = shape.low, shape.low + len(shape.cards) - 1
+            allowed = 1 if (wild or shape.wild_index >= 0) else 0
+            for place in places:
+                if low <= place <= high:
+                    return True
+                between = range(high + 1, place) if place > high else range(place + 1, low)
+                if sum(1 for p in between if not of_suit[p]) <= allowed:
+                    return True
+        return False
 
     def new_meld_tables(self, card: int) -> Iterator[dict[int, tuple[NewMeld, ...]]]:
         """The new melds a card could be in, by card, as :meth:`Proposals.melds_with`
