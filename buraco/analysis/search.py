@@ -48,6 +48,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action
@@ -737,23 +738,47 @@ class Walk:
 
 
 _POSITIONS: Final = tuple(tuple((p, card_of(p, suit)) for p in range(1, 15)) for suit in range(4))  # (run position, card)
+_PLACES: Final = tuple(itemgetter(*(card_of(p, suit) for p in range(1, 15))) for suit in range(4))  # a hand's counts by run position 1..14
+_WILDS_HELD: Final = itemgetter(*WILD_CODES)
 
 
 def _window_lengths(fill: Sequence[bool], low: int, high: int, gaps: int) -> int:
     """The longest window of run positions 1..14 containing ``low``..``high`` (both 0:
-    any window) in which at most ``gaps`` positions are not ``fill``-ed."""
+    any window) in which at most ``gaps`` positions are not ``fill``-ed (0: none).
+    One pass outwards from ``low``..``high``, each way spending the gaps left."""
+    if not low:
+        best = 0
+        for a in range(1, 15):  # each window's first position: at most 14 x 14 steps, only here
+            lacking = 0
+            for b in range(a, 15):
+                if not fill[b]:
+                    lacking += 1
+                    if lacking > gaps:
+                        break
+                best = max(best, b - a + 1)
+        return best
+    lacking = 0
+    for p in range(low, high + 1):
+        if not fill[p]:
+            lacking += 1
+    if lacking > gaps:
+        return 0
+    spare = gaps - lacking
     best = 0
-    lows = range(1, low + 1) if low else range(1, 15)
-    for a in lows:
-        lacking = 0
-        for b in range(a, 15):
-            if not fill[b]:
-                lacking += 1
-                if lacking > gaps:
-                    break
-            if high and b < high:
-                continue
-            best = max(best, b - a + 1)
+    # Spend ``left`` of the spare gaps going down, the rest going up.
+    for left in range(spare + 1):
+        a, spent = low, 0
+        while a > 1 and (fill[a - 1] or spent < left):
+            if not fill[a - 1]:
+                spent += 1
+            a -= 1
+        b, spent = high, 0
+        right = spare - left
+        while b < 14 and (fill[b + 1] or spent < right):
+            if not fill[b + 1]:
+                spent += 1
+            b += 1
+        best = max(best, b - a + 1)
     return best
 
 
@@ -778,7 +803,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     1..14. Each kind is granted when the window allows it, whatever else it would need.
     """
     shape = meld.shape
-    wild_in_hand = any(hand[w] for w in WILD_CODES)
+    wild_in_hand = any(_WILDS_HELD(hand))
     if not shape.is_run:
         naturals = sum(1 for c in shape.cards if not IS_WILD_KIND[c])
         has_wild = shape.wild_index >= 0
@@ -800,14 +825,14 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     fixed = variant.wild_move == "fixed" or (
         wild is not None and variant.wild_move != "anywhere" and not hand[card_of(wild_at, suit)]
     )
-    fill = [False] * 15
-    positions = [low + i for i in range(len(shape.cards)) if low + i != wild_at]
-    for p in positions:
-        fill[p] = True
-    for p, code in _POSITIONS[suit]:
-        if hand[code]:
+    high = low + len(shape.cards) - 1
+    fill = [False, *map(bool, _PLACES[suit](hand))]
+    for p in range(low, high + 1):
+        if p != wild_at:
             fill[p] = True
-    must_low, must_high = min(positions), max(positions)
+    must_low = low + 1 if wild_at == low else low
+    must_high = high - 1 if wild_at == high else high
+    natural_2 = low <= 2 <= high and wild_at != 2  # the run holds its natural 2
     if wild is not None and fixed:
         fill[wild_at] = True
         must_low, must_high = min(must_low, wild_at), max(must_high, wild_at)
@@ -817,7 +842,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     longest = min(14, _window_lengths(fill, must_low, must_high, gaps))
     two = card_of(2, suit)
     if (
-        longest >= 7 and wild is None and 2 not in positions and hand[two] == 1
+        longest >= 7 and wild is None and not natural_2 and hand[two] == 1
         and not any(hand[w] for w in WILD_CODES if w != two)
     ):
         # The hand's one wild is this suit's 2, which fills place 2 or a gap, not both.
@@ -827,7 +852,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     clean_fill = fill
     clean_low = must_low
     can_be_clean = wild is None
-    if wild is not None and not fixed and wild == card_of(2, suit) and 2 not in positions:
+    if wild is not None and not fixed and wild == card_of(2, suit) and not natural_2:
         # The 2 may become its natural 2, and then stands at place 2 (it never leaves the
         # meld: anywhere else it is the wild), leaving the meld's one wild to the hand.
         clean_fill = list(fill)

@@ -128,3 +128,20 @@ def test_the_bound_holds_every_lay_off_sequence(variant: Variant) -> None:
                 assert meld_bonus_bound(variant, meld, hand) >= reached, (text, [str(c) for c in cards])
                 checked += 1
     assert checked > 1000
+
+
+def test_window_lengths_is_the_longest_window_by_its_definition() -> None:
+    """The one-pass ``_window_lengths`` against every window of 1..14, on every fill of
+    the 14 places and every span it is asked to hold."""
+    from buraco.analysis.search import _window_lengths
+
+    for bits in range(0, 1 << 14, 7):  # a seventh of all fills, spread over them
+        fill = [False] + [bool(bits >> i & 1) for i in range(14)]
+        for gaps in (0, 1):
+            for low, high in [(0, 0), *((a, b) for a in range(1, 15, 3) for b in (a, min(14, a + 4)))]:
+                expected = max(
+                    (b - a + 1 for a in range(1, 15) for b in range(a, 15)
+                     if (not low or (a <= low and b >= high)) and sum(not fill[p] for p in range(a, b + 1)) <= gaps),
+                    default=0,
+                )
+                assert _window_lengths(fill, low, high, gaps) == expected, (bits, low, high, gaps)
