@@ -39,7 +39,7 @@ from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
 from .proposals import LayOff, NewMeld
-from .search import Exit, MeldState, SearchContext, Start, Walk, founding_of, margin_of, side_bonus
+from .search import RUN_PLACE_COUNTS, Exit, MeldState, SearchContext, Start, Walk, founding_of, margin_of, side_bonus
 
 
 def best_exit(
@@ -230,14 +230,15 @@ class _ExitSearch:
         # First the cards the counts alone leave no play (no proposals fetched), then the
         # others by the plays themselves.
         dead = 0
+        open_ = []
         for card in held:
-            if not plays.may_hold(card):
-                dead += hand[card]
-                if dead >= 2:
-                    return True
-        for card in held:
-            if not plays.may_hold(card):
-                continue  # counted above
+            if plays.may_hold(card):
+                open_.append(card)
+                continue
+            dead += hand[card]
+            if dead >= 2:
+                return True
+        for card in open_:
             if not (any(card in table for table in plays.new_meld_tables(card)) or any(
                 card in plays.lay_off_table(index) for index in plays.fitting(card)
             )):
@@ -601,6 +602,7 @@ class _TablePlays:
         self._lay_off_tables: dict[int, dict[int, tuple[LayOff, ...]]] = {}
         self._held_ranks: list[int] | None = None
         self._wilds: int | None = None  # the wilds in hand, counted once asked
+        self._of_suit: list[list[bool] | None] = [None] * 4  # which run places of a suit the hand holds, read once asked
 
     def may_hold(self, card: int) -> bool:
         """Could any new meld or lay-off hold ``card``, by the hand's counts alone? (False
@@ -617,7 +619,9 @@ class _TablePlays:
         if self._wilds is None:
             self._wilds = sum(hand[w] for w in WILD_CODES)
         wild = 1 if self._wilds else 0
-        of_suit = [False, *(hand[(p - 1) % 13 * 4 + suit] > 0 for p in range(1, 15))]  # by run place 1..14
+        of_suit = self._of_suit[suit]
+        if of_suit is None:
+            of_suit = self._of_suit[suit] = [False, *map(bool, RUN_PLACE_COUNTS[suit](hand))]  # by run place 1..14
         places = (1, 14) if rank == 1 else (rank,)
         for place in places:
             for low in range(max(1, place - 2), min(place, 12) + 1):

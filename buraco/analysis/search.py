@@ -738,7 +738,7 @@ class Walk:
 
 
 _POSITIONS: Final = tuple(tuple((p, card_of(p, suit)) for p in range(1, 15)) for suit in range(4))  # (run position, card)
-_PLACES: Final = tuple(itemgetter(*(card_of(p, suit) for p in range(1, 15))) for suit in range(4))  # a hand's counts by run position 1..14
+RUN_PLACE_COUNTS: Final = tuple(itemgetter(*(card_of(p, suit) for p in range(1, 15))) for suit in range(4))  # a hand's counts by run position 1..14
 _WILDS_HELD: Final = itemgetter(*WILD_CODES)
 
 
@@ -826,7 +826,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
         wild is not None and variant.wild_move != "anywhere" and not hand[card_of(wild_at, suit)]
     )
     high = low + len(shape.cards) - 1
-    fill = [False, *map(bool, _PLACES[suit](hand))]
+    fill = [False, *map(bool, RUN_PLACE_COUNTS[suit](hand))]
     for p in range(low, high + 1):
         if p != wild_at:
             fill[p] = True
