@@ -230,15 +230,15 @@ class _ExitSearch:
         # First the cards the counts alone leave no play (no proposals fetched), then the
         # others by the plays themselves.
         dead = 0
-        open_ = []
+        undecided = []
         for card in held:
             if plays.may_hold(card):
-                open_.append(card)
+                undecided.append(card)
                 continue
             dead += hand[card]
             if dead >= 2:
                 return True
-        for card in open_:
+        for card in undecided:
             if not (any(card in table for table in plays.new_meld_tables(card)) or any(
                 card in plays.lay_off_table(index) for index in plays.fitting(card)
             )):
