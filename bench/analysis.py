@@ -9,8 +9,9 @@ in CPU time of this process (``time.process_time``; the machine is shared):
   (the turn searches: missed canastas, missed going out, dangerous discards; one
   ``SearchContext`` per match, as ``analyze_record`` shares one), best of ``--repeat``
   passes over the match, each with a new context (a context remembers its searches: a
-  hand run twice on one would be measured from memory), plus the hand's share of ``buraco.analysis.slips.scoring_findings(record, report)``
-  (timed once per match, divided by its hands; best of ``--repeat``).  ``analyze_record`` also runs one
+  hand run twice on one would be measured from memory), plus the hand's share of
+  ``buraco.analysis.slips.scoring_findings(record, report)`` (timed once per match,
+  divided by its hands; best of ``--repeat``).  ``analyze_record`` also runs one
   ``verify(record)`` first; that is not in the analysis figure (it is the verify
   figure, once more).
 
