@@ -737,9 +737,15 @@ class Walk:
 # --- bounds: what the cards in hand could make of a meld ----------------------------------
 
 
-_POSITIONS: Final = tuple(tuple((p, card_of(p, suit)) for p in range(1, 15)) for suit in range(4))  # (run position, card)
 RUN_PLACE_COUNTS: Final = tuple(itemgetter(*(card_of(p, suit) for p in range(1, 15))) for suit in range(4))  # a hand's counts by run position 1..14
 _WILDS_HELD: Final = itemgetter(*WILD_CODES)
+
+
+def _other_wild_held(hand: Sequence[int], suit: int) -> bool:
+    """Does ``hand`` hold a wild other than ``suit``'s 2 (which a run of that suit may hold
+    as its natural 2)?"""
+    two = card_of(2, suit)
+    return any(hand[w] for w in WILD_CODES if w != two)
 
 
 def _window_lengths(fill: Sequence[bool], low: int, high: int, gaps: int) -> int:
@@ -842,8 +848,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     longest = min(14, _window_lengths(fill, must_low, must_high, gaps))
     two = card_of(2, suit)
     if (
-        longest >= 7 and wild is None and not natural_2 and hand[two] == 1
-        and not any(hand[w] for w in WILD_CODES if w != two)
+        longest >= 7 and wild is None and not natural_2 and hand[two] == 1 and not _other_wild_held(hand, suit)
     ):
         # The hand's one wild is this suit's 2, which fills place 2 or a gap, not both.
         as_wild = list(fill)
@@ -882,19 +887,12 @@ def new_run_groups(variant: Variant, hand: Sequence[int], suit: int) -> tuple[tu
     canastas could have it). A canasta of seven cards holds at most one wild, so at least
     six of the suit's cards: no more than a sixth of them make canastas; and its cards
     fill a window of positions (see :func:`meld_bonus_bound`)."""
-    fill = [False] * 15
-    naturals = 0
-    for p, code in _POSITIONS[suit][:13]:
-        count = hand[code]
-        naturals += count
-        if count:
-            fill[p] = True
-    fill[14] = fill[1]
-    count = naturals // 6
+    by_place = RUN_PLACE_COUNTS[suit](hand)
+    count = sum(by_place[:13]) // 6  # places 1..13: place 14 is the ace again
     if not count:
         return ()
-    wild_in_hand = any(hand[w] for w in WILD_CODES if w != card_of(2, suit))
-    if _window_lengths(fill, 0, 0, 1 if wild_in_hand or hand[card_of(2, suit)] else 0) < 7:
+    fill = [False, *map(bool, by_place)]
+    if _window_lengths(fill, 0, 0, 1 if _other_wild_held(hand, suit) or hand[card_of(2, suit)] else 0) < 7:
         return ()
     bonus = canasta_bonus(DIRTY, variant)
     if _window_lengths(fill, 0, 0, 0) >= 7:
