@@ -601,7 +601,7 @@ class _TablePlays:
         self._set_tables: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 14
         self._lay_off_tables: dict[int, dict[int, tuple[LayOff, ...]]] = {}
         self._held_ranks: list[int] | None = None
-        self._wilds: int | None = None  # the wilds in hand, counted once asked
+        self.wild_held = walk._wilds > 0  # the walk keeps its wilds counted as plays go
         self._of_suit: list[list[bool] | None] = [None] * 4  # which run places of a suit the hand holds, read once asked
 
     def may_hold(self, card: int) -> bool:
@@ -616,9 +616,7 @@ class _TablePlays:
             return True
         hand = self.hand
         suit, rank = SUIT_OF[card], RANK_OF[card]
-        if self._wilds is None:
-            self._wilds = sum(hand[w] for w in WILD_CODES)
-        wild = 1 if self._wilds else 0
+        wild = 1 if self.wild_held else 0
         of_suit = self._of_suit[suit]
         if of_suit is None:
             of_suit = self._of_suit[suit] = [False, *map(bool, RUN_PLACE_COUNTS[suit](hand))]  # by run place 1..14
