@@ -117,6 +117,9 @@ class SearchContext:
         self._suit_gains: dict[tuple[object, ...], int] = {}
         # The exit searches made, by their light table (buraco.analysis.exits._Remembered).
         self.exits: dict[tuple[object, ...], tuple[object, ...]] = {}
+        # The canasta searches made, likewise (_RememberedLines): a hand's tables come back,
+        # as when a player takes the pile's top card and throws it back turn after turn.
+        self.canasta_lines: dict[tuple[object, ...], _RememberedLines] = {}
 
     def _table(self, base: HandState) -> tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]:
         """A table's melds as a search keeps them and each side's canasta bonus, read once
@@ -924,6 +927,14 @@ def best_canasta_line(
     root = Walk.at(start, context)
     if root.root_bonus_bound() <= to_beat or not root.may_meet_obligation():
         return None
+    memo = context.canasta_lines
+    base = start.base
+    key = (prefer_discard, to_beat, start.seat, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(base.variant))
+    remembered = memo.get(key)
+    if remembered is not None:
+        recalled = _recall_line(start, prefer_discard, remembered)
+        if recalled is not None:
+            return recalled[0]
     cap = root.root_bound()
     if cap <= to_beat:
         return None
@@ -934,7 +945,62 @@ def best_canasta_line(
         search.visit()
     finally:
         walk.finish()
+    if len(memo) >= CANASTA_MEMO_SIZE:
+        memo.clear()
+    memo[key] = _RememberedLines(tuple(search.offers), search.best_offer)
     return search.best
+
+
+CANASTA_MEMO_SIZE: Final = 512  # canasta searches a context remembers (then it forgets them all)
+
+
+class _RememberedLines(NamedTuple):
+    """A canasta search as :func:`best_canasta_line` remembers it, under its light table
+    (the hand, the pile's obligation, the seat, the melds, how many sides, the rule set,
+    the discard preferred and what it is asked to beat): each line it offered the engine,
+    with the engine's verdict (the line as ended and its bonus, or None: refused), and
+    which one it kept. The search reads of its start only the light table, through the
+    context's bounds and proposals (functions of their keys), and the engine's verdicts,
+    which alone move the best found: a search from a table with the same key and the same
+    verdict on every line offered goes the very same way and keeps the same line."""
+
+    offers: tuple[tuple[tuple[Action, ...], tuple[tuple[Action, ...], int] | None], ...]
+    best: int  # the index in ``offers`` of the line kept, -1 for none
+
+
+def _recall_line(start: Start, prefer: int | None, remembered: _RememberedLines) -> tuple[Line | None] | None:
+    """The answer of a search from ``start`` when it would go as ``remembered`` went, in a
+    1-tuple; None when it might not (then search)."""
+    found: Line | None = None
+    for number, (line, verdict) in enumerate(remembered.offers):
+        ended = _ended_line(start, line, prefer)
+        if (None if ended is None else (ended.actions, ended.bonus)) != verdict:
+            return None
+        if number == remembered.best:
+            found = ended
+    return (found,)
+
+
+def _ended_line(start: Start, line: Sequence[Action], prefer: int | None) -> Line | None:
+    """``line`` replayed by the engine from ``start`` and ended by a discard (``prefer``
+    where legal), with the side's canasta bonus then; None if the engine refuses it, it
+    would go on with a dead pile's unknown cards, or it ends the hand otherwise than by
+    the player going out."""
+    state = start.replay(line)
+    if state is None:
+        return None
+    ended = tuple(line)
+    if not state.is_over:
+        if state.step != PLAY_STEP:
+            return None  # DEAD_DIRECT_STEP: the line would go on with the dead pile's unknown cards
+        ending = ending_discard(state, prefer)
+        if ending is None:
+            return None
+        state.apply(ending)
+        ended = (*ended, ending)
+    elif state.ended_by != OUT:
+        return None
+    return Line(ended, side_bonus(state, state.side_of[start.seat]), state)
 
 
 class _CanastaSearch:
@@ -953,6 +1019,8 @@ class _CanastaSearch:
         # raising play that meets it, and one meeting it with a meld later raised is a new
         # canasta meeting it. So the search branches on raising plays only.
         self._obligations: list[tuple[str, int, LayOff | NewMeld]] | None = None
+        self.offers: list[tuple[tuple[Action, ...], tuple[tuple[Action, ...], int] | None]] = []  # for _RememberedLines
+        self.best_offer = -1
         self.root_melds = list(walk.melds)
         self.root_hand = list(walk.hand)
 
@@ -1036,24 +1104,15 @@ class _CanastaSearch:
     def end_here(self) -> None:
         """Offer the line so far, ended by the discard: replayed by the engine."""
         walk = self.walk
-        state = walk.start.replay(walk.line)
-        if state is None:
+        ended = _ended_line(walk.start, walk.line, self.prefer)
+        self.offers.append((tuple(walk.line), None if ended is None else (ended.actions, ended.bonus)))
+        if ended is None:
             return
-        line = tuple(walk.line)
-        if not state.is_over:
-            if state.step != PLAY_STEP:
-                return  # DEAD_DIRECT_STEP: the line would go on with the dead pile's unknown cards
-            ending = ending_discard(state, self.prefer)
-            if ending is None:
-                return
-            state.apply(ending)
-            line = (*line, ending)
-        elif state.ended_by != OUT:
-            return
-        bonus = side_bonus(state, walk.side)
+        bonus, line = ended.bonus, ended.actions
         best = self.best
         if bonus > self.to_beat and (best is None or bonus > best.bonus or (bonus == best.bonus and len(line) < len(best.actions))):
-            self.best = Line(line, bonus, state)
+            self.best = ended
+            self.best_offer = len(self.offers) - 1
 
     def plays(self) -> list[tuple[str, int, LayOff | NewMeld]]:
         """Plays raising the side's canasta bonus, most raising first, and while a card
