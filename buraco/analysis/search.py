@@ -935,12 +935,18 @@ def best_canasta_line(
         recalled = _recall_line(start, prefer_discard, remembered)
         if recalled is not None:
             return recalled[0]
-    cap = root.root_bound()
-    if cap <= to_beat:
+    # The suit-by-suit bound is dear and seldom refuses a table the bound from card counts
+    # let through: where no take's bound worked it out already, the search asks for it only
+    # once it finds a line (before that it tightens no branch, see _CanastaSearch.visit).
+    cap = root._root_bound
+    if cap is not None and cap <= to_beat:
         return None
     walk = root.fork()
     search = _CanastaSearch(walk, prefer_discard, to_beat)
-    search.cap = cap
+    if cap is None:
+        search.cap_unknown = True
+    else:
+        search.cap = cap
     try:
         search.visit()
     finally:
@@ -1013,6 +1019,7 @@ class _CanastaSearch:
         self.suit: int | None = None  # relaxed, and plays on runs of this suit only
         self.most = walk.bonus
         self.cap = 1 << 30  # a bound on every line's bonus from the search's start
+        self.cap_unknown = False  # work the cap out (the root's bound) once a line is found
         # A pile's obligation is met at the end of a line, by one of the plays meeting it from
         # the table the search starts at, onto a meld the line left alone (or a new meld): a
         # play meeting it onto a meld the line raised is, merged with that raise, itself a
@@ -1113,6 +1120,9 @@ class _CanastaSearch:
         if bonus > self.to_beat and (best is None or bonus > best.bonus or (bonus == best.bonus and len(line) < len(best.actions))):
             self.best = ended
             self.best_offer = len(self.offers) - 1
+            if self.cap_unknown:
+                self.cap_unknown = False
+                self.cap = walk.root_bound()
 
     def plays(self) -> list[tuple[str, int, LayOff | NewMeld]]:
         """Plays raising the side's canasta bonus, most raising first, and while a card
