@@ -17,8 +17,9 @@ from buraco.cards import CARD_TEXT, Card
 from buraco.errors import BuracoError
 from buraco.melds import CardToken, resolve_add
 from buraco.notation import Record
-from buraco.replay import replay_hand
+from buraco.replay import deal_hand, replay_hand
 from buraco.scoring import score_hand, scores_if_ended
+from buraco.selfplay import play_match
 from buraco.state import DEAD_INDIRECT_STEP, OUT, STOCK, HandState
 
 from ..helpers import Deal, actions_of, load_record
@@ -27,6 +28,18 @@ from ..helpers import Deal, actions_of, load_record
 def record_of(deal: Deal, state: HandState, players: int | None = None) -> Record:
     """The record of the hand played on ``state`` through the helpers' ``act``/``play``."""
     return load_record(deal.variant.id, players or deal.players, [deal.hand_table(actions_of(state))])
+
+
+def play_steps(variant_id: str, seed: int) -> list[HandState]:
+    """The tables of a self-play hand (2 players) just after each draw step (the play step)."""
+    record = play_match(variant_id, players=2, hands=1, seed=seed)
+    state = deal_hand(record, 0)
+    tables = []
+    for action in record.hands[0].parsed:
+        state.apply(action)
+        if action.verb in ("draw", "take") and not state.is_over:
+            tables.append(state.copy(log=False))
+    return tables
 
 
 def found(record: Record, kind: str) -> list[Finding]:

@@ -9,21 +9,8 @@ import pytest
 
 from buraco.analysis import search
 from buraco.analysis.search import SearchContext, Start, best_canasta_line
-from buraco.replay import deal_hand
-from buraco.selfplay import play_match
-from buraco.state import HandState
 
-
-def play_steps(variant_id: str, seed: int) -> list[HandState]:
-    """The tables of a self-play hand just after each draw step (the play step)."""
-    record = play_match(variant_id, players=2, hands=1, seed=seed)
-    state = deal_hand(record, 0)
-    tables = []
-    for action in record.hands[0].parsed:
-        state.apply(action)
-        if action.verb in ("draw", "take") and not state.is_over:
-            tables.append(state.copy(log=False))
-    return tables
+from .builders import play_steps
 
 
 @pytest.mark.parametrize("variant_id,seed", [("brasil", 1), ("brasil", 3), ("abierto", 2), ("burraco-106", 4)])

@@ -10,23 +10,10 @@ import pytest
 from buraco.analysis import exits
 from buraco.analysis.exits import best_exit
 from buraco.analysis.search import Budget, SearchContext, SearchCut, Start, Walk
-from buraco.replay import deal_hand
-from buraco.selfplay import play_match
-from buraco.state import HandState
+
+from .builders import play_steps
 
 EXHAUSTIVE_SECONDS = 2.0  # an unbounded search past this much CPU is skipped, not judged
-
-
-def play_steps(variant_id: str, seed: int) -> list[HandState]:
-    """The tables of a self-play hand just after each draw step (the play step)."""
-    record = play_match(variant_id, players=2, hands=1, seed=seed)
-    state = deal_hand(record, 0)
-    tables = []
-    for action in record.hands[0].parsed:
-        state.apply(action)
-        if action.verb in ("draw", "take") and not state.is_over:
-            tables.append(state.copy(log=False))
-    return tables
 
 
 @pytest.mark.parametrize("variant_id,seed", [("brasil", 1), ("brasil", 2), ("brasil", 5), ("brasil", 7), ("cerrado", 3), ("abierto-sucio", 4)])
