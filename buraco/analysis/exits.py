@@ -88,6 +88,11 @@ def best_exit(
     return search.best
 
 
+# Tables a search visits before it looks ahead past cards only a wild can place
+# (hungry_beaten): dear at each table, it pays only in the long searches.
+HUNGRY_AFTER: Final = 1000
+HUNGRY_TRIAL: Final = 64  # ... then asks it on, while it leaves at least one table in HUNGRY_SHARE
+HUNGRY_SHARE: Final = 16
 EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
 
 
@@ -150,6 +155,7 @@ class _ExitSearch:
         self.bounds: tuple[int, int] | None = None  # the bounds good_enough last worked out
         self.counted: int | None = None  # the bound from card counts quickly_beaten just worked out
         self.best_offer = -1
+        self.hungry = [0, 0]  # tables hungry_beaten was asked of, and left
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
 
@@ -503,6 +509,9 @@ class _ExitSearch:
             if kept < 0:
                 self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)  # the one card that fits nowhere must be the last discard
             return
+        if walk.nodes >= HUNGRY_AFTER and self.looks_ahead() and self.hungry_beaten(kept, pivot):
+            self.hungry[1] += 1
+            return
         if kept < 0:
             # Keep the pivot back for the going-out discard. Where another of it is held, the
             # table below has the same pivot and plays: the counts read only the hand and the
@@ -522,6 +531,72 @@ class _ExitSearch:
                 undone = walk.meld(play)  # type: ignore[arg-type]
                 self.visit(kept)
                 walk.undo_meld(play, undone)  # type: ignore[arg-type]
+
+    def looks_ahead(self) -> bool:
+        """Is :meth:`hungry_beaten` still worth asking in this search? Until it has been
+        asked 64 times, and then while it leaves one table in 16 it is asked of: where the
+        cards only a wild can place do not hold the bounds up, its cost buys nothing."""
+        asked, left = self.hungry
+        self.hungry[0] = asked + 1
+        return asked < HUNGRY_TRIAL or left * HUNGRY_SHARE >= asked
+
+    def hungry_beaten(self, kept: int, pivot: int) -> bool:
+        """Is every exit from here beaten, by the bounds after placing a card that only a
+        wild can place? Every exit places each card still to place by one of its plays
+        from here (or keeps it back for the discard): the pivot could be any card, so
+        the bounds of those tables bound this one. The bounds here count a wild toward a
+        canasta that, for such a card, must be spent on its meld, and the card's partners
+        with it; placing the card lets the bounds see that. Asked only where a best exit
+        is to be beaten, after :data:`HUNGRY_AFTER` tables, of the natural cards with at
+        least one play and every play holding a wild."""
+        walk = self.walk
+        if self.best is None and self.margin_to_beat is None and not (self.most_bonus and self.bonus_to_beat >= 0):
+            return False
+        hand = walk.hand
+        plays = _TablePlays(walk)
+        left = walk.size - (1 if kept >= 0 else 0)
+        by_meld = walk.variant.out_by_meld
+        saved = self.bounds, self.counted
+        try:
+            for card in range(CARD_KINDS):
+                if card == pivot or IS_WILD_KIND[card] or hand[card] - (1 if card == kept else 0) <= 0:
+                    continue
+                options: list[tuple[str, int, LayOff | NewMeld]] = []
+                for table in plays.new_meld_tables(card):
+                    options.extend(("meld", -1, p) for p in table.get(card, ()))
+                if not all(map(_holds_wild, options)):
+                    continue  # a natural play places it
+                for index in plays.fitting(card):
+                    options.extend(("add", index, p) for p in plays.lay_off_table(index).get(card, ()))
+                if not options or not all(map(_holds_wild, options)):
+                    continue
+                if kept < 0 and not self.good_enough(card):
+                    continue  # kept back for the discard, it may still beat the best
+                if all(self.beaten_after(kind, index, play, kept, left, by_meld) for kind, index, play in options):
+                    return True
+            return False
+        finally:
+            self.bounds, self.counted = saved
+
+    def beaten_after(self, kind: str, index: int, play: LayOff | NewMeld, kept: int, left: int, by_meld: bool) -> bool:
+        """Is every exit through ``play`` from here beaten (by the bounds of the table it
+        leaves; a play no exit can make is)?"""
+        walk = self.walk
+        if kept >= 0 and sum(1 for c in play.laid if c == kept) > walk.hand[kept] - 1:
+            return True  # it would spend the card kept for the discard
+        if kept < 0 and not by_meld and len(play.laid) >= left:
+            return True  # it would meld the last card, where going out is by discard only
+        if kind == "add":
+            undo = walk.lay_off(index, play)  # type: ignore[arg-type]
+            try:
+                return self.good_enough(kept)
+            finally:
+                walk.undo_lay_off(play, undo)  # type: ignore[arg-type]
+        undone = walk.meld(play)  # type: ignore[arg-type]
+        try:
+            return self.good_enough(kept)
+        finally:
+            walk.undo_meld(play, undone)  # type: ignore[arg-type]
 
     def most_constrained(self, kept: int) -> tuple[int, list[tuple[str, int, LayOff | NewMeld]]]:
         """The card still to place with the fewest melds and lay-offs holding it, and those
@@ -576,6 +651,11 @@ class _ExitSearch:
         founding = moved_founding(meld.founding, play) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
         change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
         return change if meld.side == walk.side else -change
+
+
+def _holds_wild(entry: tuple[str, int, LayOff | NewMeld]) -> bool:
+    """Does the play lay a wild from the hand?"""
+    return any(IS_WILD_KIND[c] for c in entry[2].laid)
 
 
 class _TablePlays:
