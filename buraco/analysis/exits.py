@@ -91,7 +91,7 @@ def best_exit(
 # Tables a search visits before it looks ahead past cards only a wild can place
 # (hungry_beaten): dear at each table, it pays only in the long searches.
 HUNGRY_AFTER: Final = 1000
-HUNGRY_TRIAL: Final = 64  # ... then asks it on, while it leaves at least one table in HUNGRY_SHARE
+HUNGRY_TRIAL: Final = 64  # tables it is asked at in any case (then see _ExitSearch.looks_ahead)
 HUNGRY_SHARE: Final = 16
 EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
 
@@ -533,9 +533,10 @@ class _ExitSearch:
                 walk.undo_meld(play, undone)  # type: ignore[arg-type]
 
     def looks_ahead(self) -> bool:
-        """Is :meth:`hungry_beaten` still worth asking in this search? Until it has been
-        asked 64 times, and then while it leaves one table in 16 it is asked of: where the
-        cards only a wild can place do not hold the bounds up, its cost buys nothing."""
+        """Is :meth:`hungry_beaten` still worth asking in this search? It is asked at the
+        first :data:`HUNGRY_TRIAL` tables that come to it, then only while it has left at
+        least one table in :data:`HUNGRY_SHARE`: where no card only a wild can place holds
+        the bounds up, its cost buys nothing."""
         asked, left = self.hungry
         self.hungry[0] = asked + 1
         return asked < HUNGRY_TRIAL or left * HUNGRY_SHARE >= asked
