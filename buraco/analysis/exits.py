@@ -519,10 +519,8 @@ class _ExitSearch:
             self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)
         by_meld = walk.variant.out_by_meld
         for kind, index, play in plays:
-            if kept >= 0 and sum(1 for c in play.laid if c == kept) > hand[kept] - 1:
-                continue  # it would spend the card kept for the discard
-            if kept < 0 and not by_meld and len(play.laid) >= left:
-                continue  # it would meld the last card, where going out is by discard only
+            if _leads_to_no_exit(play, kept, hand, left, by_meld):
+                continue
             if kind == "add":
                 undo = walk.lay_off(index, play)  # type: ignore[arg-type]
                 self.visit(kept)
@@ -583,10 +581,8 @@ class _ExitSearch:
         """Is every exit through ``play`` from here beaten (by the bounds of the table it
         leaves; a play no exit can make is)?"""
         walk = self.walk
-        if kept >= 0 and sum(1 for c in play.laid if c == kept) > walk.hand[kept] - 1:
-            return True  # it would spend the card kept for the discard
-        if kept < 0 and not by_meld and len(play.laid) >= left:
-            return True  # it would meld the last card, where going out is by discard only
+        if _leads_to_no_exit(play, kept, walk.hand, left, by_meld):
+            return True
         if kind == "add":
             undo = walk.lay_off(index, play)  # type: ignore[arg-type]
             try:
@@ -652,6 +648,13 @@ class _ExitSearch:
         founding = moved_founding(meld.founding, play) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
         change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
         return change if meld.side == walk.side else -change
+
+
+def _leads_to_no_exit(play: LayOff | NewMeld, kept: int, hand: Sequence[int], left: int, by_meld: bool) -> bool:
+    """Is ``play`` one no exit from here makes? (``left``: the cards still to place.)"""
+    if kept >= 0 and sum(1 for c in play.laid if c == kept) > hand[kept] - 1:
+        return True  # it would spend the card kept for the discard
+    return kept < 0 and not by_meld and len(play.laid) >= left  # it would meld the last card, where going out is by discard only
 
 
 def _holds_wild(entry: tuple[str, int, LayOff | NewMeld]) -> bool:
