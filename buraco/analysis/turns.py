@@ -94,18 +94,6 @@ class Turn:
                 self._start = Start.taking(self.before_draw, self.draw)
         return self._start
 
-    def before_discard(self) -> HandState | None:
-        """The table just before the turn's discard, replayed from its draw step (asked
-        only of the few discards a dangerous-discard finding looks at)."""
-        if self.discard_ply is None:
-            return None
-        state = self.before_draw.copy(log=False)
-        for ply, action in zip(self.plies, self.actions):
-            if ply == self.discard_ply:
-                return state
-            state.apply(self.draw if ply == self.draw_ply else action)
-        return None
-
 
 @dataclass
 class PlayedHand:
@@ -632,28 +620,29 @@ def _fits(state: HandState, card: int, seat: int) -> list[int]:
 def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds: Thresholds) -> list[Finding]:
     if turn.discard is None or following is None or turn.discard_ply is None:
         return []
-    if following.draw.verb != TAKE or following.draw_ply != turn.discard_ply + 1 + _dead_after(turn):
+    # The next player took the pile the discard topped. (A dead pile picked up after the
+    # discard means the discard was the last card: no other card could have been thrown.)
+    if following.draw.verb != TAKE or following.draw_ply != turn.discard_ply + 1:
         return []
-    # The melds are the same just before the discard as when the next player drew (a
-    # discard, and a dead pile picked up after it, lay nothing): the next turn's table
-    # tells what fits, and the replay to just before the discard is made only for the
-    # few discards that fitted.
+    # The next turn's table is the one just before the discard but for the card thrown: a
+    # discard lays nothing, so it tells which melds the discard and every card kept fit.
+    table = following.before_draw
     nxt = following.seat
-    fitting = _fits(following.before_draw, turn.discard, nxt)
+    fitting = _fits(table, turn.discard, nxt)
     if not fitting:
         return []
-    state = turn.before_discard()
-    if state is None:
-        return []
-    values = state.variant.card_values
-    held = sorted((c for c in range(CARD_KINDS) if state.hands[turn.seat][c] and c != turn.discard), key=lambda c: (values[c], c))
-    instead = next((c for c in held if not _fits(state, c, nxt) and state.can_discard(turn.seat, CARDS[c])), None)
+    seat = turn.seat
+    kept = table.hands[seat]
+    values = table.variant.card_values
+    held = sorted((c for c in range(CARD_KINDS) if kept[c] and c != turn.discard), key=lambda c: (values[c], c))
+    # Any of them could have been thrown instead: the discard made was legal, so no pile
+    # obligation was pending, and with another card held it was not the last card.
+    instead = next((c for c in held if not _fits(table, c, nxt)), None)
     if instead is None:
         return []  # no card in hand was safe
     took = following.took
     points = sum(values[c] for c in took)
-    seat = turn.seat
-    side = state.side_of[seat]
+    side = table.side_of[seat]
     melds = ", ".join(f"m{n}" for n in fitting)
     message = (
         f"p{seat} discarded {CARD_TEXT[turn.discard]}, which fits {melds} for p{nxt}, and p{nxt} took the pile "
@@ -669,11 +658,6 @@ def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds
         hand=index + 1, ply=turn.discard_ply, seat=seat, side=side + 1, kind=DANGEROUS_DISCARD, points=points,
         message=message, witness=tuple(a.text for a in witness), severity=severity_of(points, None, thresholds),
     )]
-
-
-def _dead_after(turn: Turn) -> int:
-    """Plies the player spent after the discard (an indirect dead-pile pick-up)."""
-    return sum(1 for ply in turn.plies if turn.discard_ply is not None and ply > turn.discard_ply)
 
 
 __all__ = ["Budget", "Chance", "PlayedHand", "Turn", "Unsearched", "played_turns", "turn_findings"]
