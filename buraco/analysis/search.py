@@ -936,8 +936,10 @@ def best_canasta_line(
         if recalled is not None:
             return recalled[0]
     # The suit-by-suit bound is dear and seldom refuses a table the bound from card counts
-    # let through: where no take's bound worked it out already, the search asks for it only
-    # once it finds a line (before that it tightens no branch, see _CanastaSearch.visit).
+    # let through: where no take's bound worked it out already, the search caps its lines
+    # at the card-count bound once it finds one (before that a cap tightens no branch, see
+    # _CanastaSearch.visit), and asks for the suit-by-suit bound only if it is still walking
+    # CAP_AFTER tables later: most searches have ended by then.
     cap = root._root_bound
     if cap is not None and cap <= to_beat:
         return None
@@ -957,6 +959,7 @@ def best_canasta_line(
     return search.best
 
 
+CAP_AFTER: Final = 16  # tables a canasta search walks past its first line before it asks for the dear bound
 CANASTA_MEMO_SIZE: Final = 512  # canasta searches a context remembers (then it forgets them all)
 
 
@@ -1019,7 +1022,8 @@ class _CanastaSearch:
         self.suit: int | None = None  # relaxed, and plays on runs of this suit only
         self.most = walk.bonus
         self.cap = 1 << 30  # a bound on every line's bonus from the search's start
-        self.cap_unknown = False  # work the cap out (the root's bound) once a line is found
+        self.cap_unknown = False  # work the cap out (the root's bounds) once a line is found
+        self.cap_due: int | None = None  # the walk's table count at which to tighten it (root_bound)
         # A pile's obligation is met at the end of a line, by one of the plays meeting it from
         # the table the search starts at, onto a meld the line left alone (or a new meld): a
         # play meeting it onto a meld the line raised is, merged with that raise, itself a
@@ -1038,6 +1042,9 @@ class _CanastaSearch:
         if key in walk.seen:
             return
         walk.seen.add(key)
+        if self.cap_due is not None and walk.nodes >= self.cap_due:
+            self.cap_due = None
+            self.cap = min(self.cap, walk.root_bound())
         best = self.best
         if best is not None and best.bonus >= self.cap:
             return  # a line reached the bound: nothing holds more (a shorter equal one is not sought)
@@ -1122,7 +1129,8 @@ class _CanastaSearch:
             self.best_offer = len(self.offers) - 1
             if self.cap_unknown:
                 self.cap_unknown = False
-                self.cap = walk.root_bound()
+                self.cap = walk.root_bonus_bound()
+                self.cap_due = walk.nodes + CAP_AFTER
 
     def plays(self) -> list[tuple[str, int, LayOff | NewMeld]]:
         """Plays raising the side's canasta bonus, most raising first, and while a card
