@@ -51,8 +51,8 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Final, NamedTuple, cast
 
-from ..actions import Action
-from ..cards import JOKER_CODE, RANK_OF, SUIT_OF, card_of
+from ..actions import Action, discard_action
+from ..cards import CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
 from ..errors import IllegalActionError
 from ..melds import (
     ALL_13,
@@ -306,15 +306,24 @@ def ending_discard(state: HandState, prefer: int | None) -> Action | None:
     legal, else the cheapest card that leaves a card in hand, else any legal one."""
     if state.is_over:
         return None
+    seat = state.turn
+    hand = state.hands[seat]
+    # The card preferred, or else the cheapest held, asked of the engine alone first: the
+    # rules refuse a discard for the turn (a pile's card still to meld, the last card),
+    # never for the card, so where that one is legal it is the answer.
+    values = state.variant.card_values
+    first = prefer if prefer is not None and hand[prefer] else min(
+        (c for c in range(len(hand)) if hand[c]), key=lambda c: (values[c], c), default=None
+    )
+    if first is not None and state.can_discard(seat, CARDS[first]):
+        return discard_action(seat, CARDS[first])
     options = list(discard_actions(state))
     if not options:
         return None
     for action in options:
         if action.cards[0] == prefer:
             return action
-    values = state.variant.card_values
-    keeping = state.hand_sizes[state.turn] > 1
-    return min(options, key=lambda a: (not keeping, values[a.cards[0]], a.cards[0]))
+    return min(options, key=lambda a: (values[a.cards[0]], a.cards[0]))
 
 
 # --- the light table a search walks ------------------------------------------------------
