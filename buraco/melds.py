@@ -113,7 +113,8 @@ def resolve_meld(tokens: Sequence[CardToken], variant: Variant) -> Shape:
                 f"{token}: in a meld the written order places every card, so no card names an end "
                 f"(>low, >high belong to add): write {CARD_TEXT[token.card]} where it goes"
             )
-        _check_stand_in(token)
+        if token.place != NO_PLACE:  # a card written plainly names no place: nothing to check
+            _check_stand_in(token)
     naturals = [t.card for t in tokens if not IS_WILD_KIND[t.card]]
     if not naturals:
         if all(t.card != JOKER_CODE for t in tokens):
@@ -337,7 +338,8 @@ def resolve_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
     if not tokens:
         raise IllegalActionError("a lay-off needs at least one card")
     for token in tokens:
-        _check_stand_in(token)
+        if token.place != NO_PLACE:  # a card written plainly names no place: nothing to check
+            _check_stand_in(token)
     if not shape.is_run:
         return AddResult(_add_to_set(shape, tokens, variant), -1, 0, 0)
     extended = _extend_run_at_ends(shape, tokens)
