@@ -574,7 +574,7 @@ class HandState:
         self.hand_sizes[seat] -= len(tokens)
         side = self.side_of[seat]
         self.melded_points[side] += points
-        founding = sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
+        founding = ((1 << len(shape.cards)) - 1) << shape.low if shape.is_run else 0  # a mark per run position
         number = len(self.melds) + 1
         self.melds.append(TableMeld(number, shape, side, seat, founding))
         if self.obligation is not None and self.meld_meets_obligation(self.obligation, shape.cards):
@@ -585,6 +585,10 @@ class HandState:
         return operation
 
     def verify_add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> AddResult:
+        return self._verified_add(seat, number, tokens)[0]
+
+    def _verified_add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> tuple[AddResult, list[Card]]:
+        """:meth:`verify_add`'s result, and the hand cards the lay-off lays."""
         self._expect(seat, (PLAY_STEP,), "lay off")
         if not 1 <= number <= len(self.melds):
             raise IllegalActionError(f"there is no meld m{number}: {len(self.melds)} melds are on the table")
@@ -595,24 +599,26 @@ class HandState:
         # Cards that can only come from the hand (none names a place for the meld's wild, which
         # only moves it) are checked before the layout, as for a meld.
         table_wild = target.shape.wild
-        self._holds(seat, (t.card for t in tokens if t.card != table_wild or (t.place == NO_PLACE and not t.end)))
+        from_hand = [t.card for t in tokens if t.card != table_wild or (t.place == NO_PLACE and not t.end)]
+        self._holds(seat, from_hand)
         result = resolve_add(target.shape, tokens, self.variant)
         laid = [t.card for i, t in enumerate(tokens) if i != result.directive]
-        self._holds(seat, laid)
+        if len(from_hand) < len(tokens):
+            # A card like the table's wild was left to the layout: laid says whether it came from the hand.
+            self._holds(seat, laid)
         if len(laid) == self.hand_sizes[seat]:
             self._check_emptying_meld(seat, result.shape, target, laid)
-        return result
+        return result, laid
 
     def can_add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> bool:
         return _succeeds(self.verify_add, seat, number, tokens)
 
     def add(self, seat: int, number: int, tokens: Sequence[CardToken]) -> LaidOff:
-        result = self.verify_add(seat, number, tokens)
+        result, laid = self._verified_add(seat, number, tokens)
         target = self.melds[number - 1]
         counts = self.hands[seat]
         values = self.variant.card_values
         points = 0
-        laid = [t.card for i, t in enumerate(tokens) if i != result.directive]
         for card in laid:
             counts[card] -= 1
             points += values[card]

@@ -349,7 +349,7 @@ def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
 
 def founding_of(shape: Shape) -> int:
     """A new meld's marks: every position of a run came from its meld action."""
-    return sum(1 << (shape.low + i) for i in range(len(shape.cards))) if shape.is_run else 0
+    return ((1 << len(shape.cards)) - 1) << shape.low if shape.is_run else 0
 
 
 class Walk:
