@@ -303,7 +303,7 @@ class Start:
 
 def ending_discard(state: HandState, prefer: int | None) -> Action | None:
     """The discard that ends the turn: the one the player really made when it is still
-    legal, else the cheapest card that leaves a card in hand, else any legal one."""
+    legal, else the cheapest legal one."""
     if state.is_over:
         return None
     seat = state.turn
@@ -317,13 +317,9 @@ def ending_discard(state: HandState, prefer: int | None) -> Action | None:
     )
     if first is not None and state.can_discard(seat, CARDS[first]):
         return discard_action(seat, CARDS[first])
+    # Only a rule about the card itself would reach here with a legal discard left.
     options = list(discard_actions(state))
-    if not options:
-        return None
-    for action in options:
-        if action.cards[0] == prefer:
-            return action
-    return min(options, key=lambda a: (values[a.cards[0]], a.cards[0]))
+    return min(options, key=lambda a: (values[a.cards[0]], a.cards[0]), default=None)
 
 
 # --- the light table a search walks ------------------------------------------------------
