@@ -16,6 +16,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from buraco.analysis import ANALYSIS_VERSION, analyze_record
 from buraco.analysis import Finding as EngineFinding
+from records.bulk import rows_insert
 from records.jobs import job_claim, job_finish, jobs_requeue
 from records.models import Job, Match
 from records.reading import record_of
@@ -58,7 +59,7 @@ def findings_store(
     Job.objects.select_for_update().filter(match_id=match_id, kind=Job.Kind.ANALYZE).first()
     Finding.objects.filter(match_id=match_id).delete()
     match = Match.objects.only("pk", "players", "sides").get(pk=match_id)
-    Finding.objects.bulk_create(Finding.of(match, finding) for finding in findings)
+    rows_insert(Finding, (Finding.of(match, finding) for finding in findings))
     result = {"partial": bool(unsearched), "unsearched": list(unsearched)}
     job_finish(match_id=match_id, kind=Job.Kind.ANALYZE, version=ANALYSIS_VERSION, result=result)
     analysis_stored.send(sender=Finding, match_id=match_id)

@@ -904,7 +904,7 @@ def upload_targets(service: InProcessService) -> list[tuple[Any, str, str]]:
         (services, "expand_upload", "unzip (expand_upload)"),
         (services, "parse_uploads", "parse every record (parse_uploads: loads)"),
         (services, "_matches_store", "store matches, jobs, hands, reviews (_matches_store)"),
-        (services, "_hands_insert", "  of which the hands' rows (_hands_insert: one COPY on PostgreSQL)"),
+        (services, "rows_insert", "  of which the hands' rows (rows_insert: one COPY on PostgreSQL)"),
         (services, "_match_store", "store matches, jobs, hands, reviews (_match_store, one by one)"),
         (services, "jobs_send", "send the verify jobs after the commit (jobs_send)"),
         (Task, "apply_async", "  of which apply_async, a message each"),
@@ -956,16 +956,19 @@ def first_hands(sources: Sequence[bytes], hands: int) -> tuple[list[bytes], int]
 
 
 ANALYSIS_PHASES = ("claim (job_claim)", "fetch the source", "engine: loads", "engine: analyze",
-                   "findings_store (lock the job, replace findings, job done, commit)")
+                   "findings_store (lock the job, store the findings, job done, commit)")
 
 
 def analysis_phases(service: InProcessService, match_ids: Sequence[int]) -> list[Phase]:
-    """``match_analyze``'s steps done one by one for each match, in wall time."""
+    """``match_analyze``'s steps done one by one for each match, in wall time, as a first
+    analysis of each: the timed run's findings of these matches are deleted first."""
     from buraco.analysis import analyze
 
     analysis_services: Any = importlib.import_module("analysis.services")
+    analysis_models: Any = importlib.import_module("analysis.models")
     Job, Match = service.Job, service.Match
     service.reset(match_ids, Job.Kind.ANALYZE)
+    analysis_models.Finding.objects.filter(match_id__in=match_ids).delete()
     totals = dict.fromkeys(ANALYSIS_PHASES, 0.0)
     for match_id in match_ids:
         t0 = time.perf_counter()

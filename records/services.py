@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,7 @@ from buraco.notation import Record, dumps_stored, game_key
 from buraco.replay import HandReport, MatchReport, verify
 
 from . import signals
+from .bulk import rows_insert
 from .jobs import job_claim, job_finish, jobs_requeue, jobs_send
 from .models import Batch, Hand, Job, Match, UploadKey
 from .reading import record_of
@@ -244,8 +245,9 @@ def _matches_complete(*, matches: Sequence[Match], records: Sequence[Record], qu
     commits), its hands and the review of its notes."""
     now = timezone.now()
     Job.objects.bulk_create([Job(match=match, kind=Job.Kind.VERIFY, queue=queue, enqueued_at=now) for match in matches])
-    _hands_insert(
-        Hand(
+    rows_insert(
+        Hand,
+        (Hand(
             match=match,
             number=number,
             dealer=hand.dealer,
@@ -253,8 +255,9 @@ def _matches_complete(*, matches: Sequence[Match], records: Sequence[Record], qu
             actions=list(hand.actions),
             claimed=_claimed(hand),
         )
-        for match, record in zip(matches, records, strict=True)
-        for number, hand in enumerate(record.hands, start=1)
+         for match, record in zip(matches, records, strict=True)
+         for number, hand in enumerate(record.hands, start=1)),
+        batch_size=HANDS_PER_INSERT,
     )
     # Announced in this transaction: reviews makes a review of each record's notes.
     signals.matches_stored.send(sender=Match, matches=list(matches), records=list(records))
@@ -266,26 +269,6 @@ def _notes_review_once(*, match: Match, record: Record) -> int | None:
     answers): the review made, or None."""
     answers = signals.game_stored_again.send(sender=Match, match=match, record=record)
     return next((int(review) for _, review in answers if review is not None), None)
-
-
-def _hands_insert(hands: Iterable[Hand]) -> None:
-    """Insert new hand rows: on PostgreSQL with one COPY, elsewhere with ``bulk_create``.
-
-    Every column but the id gets what ``bulk_create`` would send (each field's
-    ``pre_save`` and ``get_db_prep_save``), so a new field with a default needs nothing
-    here. COPY skips the INSERT's SQL: Django's compiler and psycopg's quoting of every
-    parameter in Python, and PostgreSQL's parse of a statement of several MB, which were
-    most of what ``upload_create`` spent after parsing the records (bench/ingest.py step 5).
-    """
-    if connection.vendor != "postgresql":
-        Hand.objects.bulk_create(hands, batch_size=HANDS_PER_INSERT)
-        return
-    fields = [field for field in Hand._meta.concrete_fields if not field.primary_key]
-    quote = connection.ops.quote_name
-    sql = f"COPY {quote(Hand._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-        for hand in hands:
-            copy.write_row([field.get_db_prep_save(field.pre_save(hand, True), connection) for field in fields])
 
 
 def _date_of(value: Any) -> dt.date | None:
