@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -336,8 +336,16 @@ def _error_dict(error: BuracoError | None) -> dict[str, Any] | None:
     }
 
 
-def verify_hand(record: Record, index: int, previous_unfinished: int | None = None) -> HandReport:
-    """Replay one hand: legality, score and parts, and the claimed result's differences."""
+# How verify replays one hand: the table at its end, or an error placed in the record.
+HandReplay = Callable[[Record, int], HandState]
+
+
+def verify_hand(
+    record: Record, index: int, previous_unfinished: int | None = None, replay: HandReplay = replay_hand
+) -> HandReport:
+    """Replay one hand: legality, score and parts, and the claimed result's differences.
+    ``replay``: :func:`replay_hand`, or a function that gives what it gives (the analysis
+    keeps each hand's turns from the one replay)."""
     hand = record.hands[index]
     report = HandReport(hand=index + 1, valid=True, finished=False)
     if hand.result is not None:
@@ -355,7 +363,7 @@ def verify_hand(record: Record, index: int, previous_unfinished: int | None = No
         )
         return report
     try:
-        state = replay_hand(record, index)
+        state = replay(record, index)
     except BuracoError as error:
         report.valid = False
         report.error = error
@@ -371,13 +379,14 @@ def verify_hand(record: Record, index: int, previous_unfinished: int | None = No
     return report
 
 
-def verify(record: Record) -> MatchReport:
-    """Replay every hand of a record; compare claimed results; find the winner."""
+def verify(record: Record, *, replay: HandReplay = replay_hand) -> MatchReport:
+    """Replay every hand of a record; compare claimed results; find the winner.
+    ``replay``: as :func:`verify_hand` takes it."""
     variant: Variant = record.rules
     reports: list[HandReport] = []
     unfinished: int | None = None
     for index in range(len(record.hands)):
-        report = verify_hand(record, index, unfinished)
+        report = verify_hand(record, index, unfinished, replay)
         reports.append(report)
         if report.valid and not report.finished and unfinished is None:
             unfinished = index + 1

@@ -16,8 +16,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from ..errors import BuracoError
 from ..notation import Record
-from ..replay import verify
+from ..replay import replay_hand, verify
+from ..state import HandState
+from .collector import collector_paused
 from .findings import (
     ANALYSIS_VERSION,
     BLUNDER,
@@ -42,7 +45,7 @@ from .findings import (
 )
 from .search import Budget, SearchContext
 from .slips import scoring_findings
-from .turns import Unsearched, turn_findings
+from .turns import PlayedHand, Unsearched, played_turns, turn_findings
 
 
 @dataclass(frozen=True)
@@ -91,17 +94,29 @@ def analyze_record(
     >>> analyze_record(record).partial
     False
     """
-    report = verify(record)
+    context = SearchContext(record.rules)
+    played: dict[int, PlayedHand] = {}
+
+    def replay_keeping_turns(record: Record, index: int) -> HandState:
+        # One replay per hand serves the verdict and the turn searches; an illegal action
+        # or deal is replayed again by verify's own replay, which places it in the record.
+        try:
+            hand = played[index] = played_turns(record, index, context)
+        except BuracoError:
+            return replay_hand(record, index)
+        return replay_hand(record, index) if hand.stopped else hand.final
+
+    with collector_paused():  # as in the turn searches: the turns' tables make no cycles
+        report = verify(record, replay=replay_keeping_turns)
     findings: list[Finding] = list(scoring_findings(record, report))
     unsearched: list[Unsearched] = []
     match_deadline = None if match_budget is None else time.process_time() + match_budget
-    context = SearchContext(record.rules)
     for index, hand in enumerate(report.hands):
         if hand.error is not None and hand.error.ply is None:
             continue  # a broken deal, or a hand after an unfinished one: nothing was played
         deadlines = [d for d in (match_deadline, None if hand_budget is None else time.process_time() + hand_budget) if d is not None]
         context.budget = Budget(min(deadlines) if deadlines else None)
-        findings.extend(turn_findings(record, index, unsearched, context))
+        findings.extend(turn_findings(record, index, unsearched, context, played.pop(index, None)))
     kept = sorted((f for f in findings if _worth(f, min_points)), key=sort_key)
     return Analysis(kept, unsearched)
 

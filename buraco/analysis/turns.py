@@ -98,9 +98,10 @@ class Turn:
 @dataclass
 class PlayedHand:
     turns: list[Turn]
-    final: HandState
+    final: HandState  # at the end, or (stopped) before the illegal action
     finished: bool
     actions: Sequence[Action]
+    stopped: bool = False  # an illegal action stopped the replay
 
     def after(self, position: int) -> HandState:
         """The table when turn ``position`` ended: the next turn's, or the last one."""
@@ -116,6 +117,7 @@ def played_turns(record: Record, index: int, context: SearchContext | None = Non
     current: Turn | None = None
     context = context or SearchContext(record.rules)
     bonus_now, bonus_of = context.bonus_now, context.bonus_of
+    stopped = False
     for ply, action in enumerate(actions, start=1):
         seat = action.seat
         starts = action.verb in (DRAW, TAKE) and state.step == "draw"
@@ -129,6 +131,7 @@ def played_turns(record: Record, index: int, context: SearchContext | None = Non
             operation = state.apply(action)
         except BuracoError:
             current = None  # the turn holding the illegal action is not judged
+            stopped = True
             break
         if starts:
             took: tuple[Card, ...] = ()
@@ -155,7 +158,7 @@ def played_turns(record: Record, index: int, context: SearchContext | None = Non
             current.complete = True
             current.end_bonus = bonus_now(state, current.side)
     turns = [t for t in turns if t.complete]
-    return PlayedHand(turns, state, state.is_over, actions)
+    return PlayedHand(turns, state, state.is_over, actions, stopped)
 
 
 @dataclass(frozen=True)
@@ -176,21 +179,25 @@ class Unsearched:
 
 
 def turn_findings(
-    record: Record, index: int, unsearched: list[Unsearched] | None = None, context: SearchContext | None = None
+    record: Record, index: int, unsearched: list[Unsearched] | None = None, context: SearchContext | None = None,
+    played: PlayedHand | None = None,
 ) -> list[Finding]:
     """Missed canastas, missed going out and dangerous discards of hand ``index``.
-    Decisions the context's CPU budget cut are appended to ``unsearched``."""
+    Decisions the context's CPU budget cut are appended to ``unsearched``. ``played``: the
+    hand's :func:`played_turns` with this context, when already replayed."""
     with collector_paused():
-        findings, cut = _judge_hand(record, index, context or SearchContext(record.rules))
+        findings, cut = _judge_hand(record, index, context or SearchContext(record.rules), played)
     if unsearched is not None:
         unsearched.extend(cut)
     return findings
 
 
-def _judge_hand(record: Record, index: int, context: SearchContext) -> tuple[list[Finding], list[Unsearched]]:
+def _judge_hand(
+    record: Record, index: int, context: SearchContext, played: PlayedHand | None
+) -> tuple[list[Finding], list[Unsearched]]:
     # Its own frame, so that the hand's tables are freed before the collector resumes
     # (it would otherwise walk them all once, for nothing).
-    judge = _HandJudge(record, index, played_turns(record, index, context), context)
+    judge = _HandJudge(record, index, played if played is not None else played_turns(record, index, context), context)
     try:
         return judge.findings(), judge.unsearched
     finally:
