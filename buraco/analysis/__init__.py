@@ -45,7 +45,7 @@ from .findings import (
 )
 from .search import Budget, SearchContext
 from .slips import scoring_findings
-from .turns import PlayedHand, Unsearched, played_turns, turn_findings
+from .turns import Unsearched, played_turns, turn_findings
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,8 @@ def analyze_record(
 
     ``min_points`` drops findings worth fewer points; findings without points are kept
     only when it is 0. ``hand_budget`` and ``match_budget`` are seconds of CPU
-    (``time.process_time``) for one hand's turn searches and for the whole record's; None
+    (``time.process_time``) for one hand's replay and turn searches and for the whole
+    record's (each hand is replayed once, for its verdict and its searches); None
     (the default) is no limit. When a budget runs out, the decisions left are listed in
     ``Analysis.unsearched`` (the result is then ``partial``), and what was found is kept;
     the scoring mistakes and dangerous discards, which need no search, are always judged.
@@ -95,30 +96,38 @@ def analyze_record(
     False
     """
     context = SearchContext(record.rules)
-    played: dict[int, PlayedHand] = {}
-
-    def replay_keeping_turns(record: Record, index: int) -> HandState:
-        # One replay per hand serves the verdict and the turn searches; an illegal action
-        # or deal is replayed again by verify's own replay, which places it in the record.
-        try:
-            hand = played[index] = played_turns(record, index, context)
-        except BuracoError:
-            return replay_hand(record, index)
-        return replay_hand(record, index) if hand.stopped else hand.final
-
-    with collector_paused():  # as in the turn searches: the turns' tables make no cycles
-        report = verify(record, replay=replay_keeping_turns)
-    findings: list[Finding] = list(scoring_findings(record, report))
+    searched: list[Finding] = []
     unsearched: list[Unsearched] = []
     match_deadline = None if match_budget is None else time.process_time() + match_budget
-    for index, hand in enumerate(report.hands):
-        if hand.error is not None and hand.error.ply is None:
-            continue  # a broken deal, or a hand after an unfinished one: nothing was played
+
+    def replay_and_judge(record: Record, index: int) -> HandState:
+        # One replay per hand serves the verdict and the turn searches, which judge the
+        # hand at once (its tables are freed before the next hand's are made). An illegal
+        # action or deal is replayed again by verify's own replay, which places it in the record.
         deadlines = [d for d in (match_deadline, None if hand_budget is None else time.process_time() + hand_budget) if d is not None]
         context.budget = Budget(min(deadlines) if deadlines else None)
-        findings.extend(turn_findings(record, index, unsearched, context, played.pop(index, None)))
+        try:
+            with collector_paused():  # as in the turn searches (see .collector)
+                final, stopped = _judged_replay(record, index, context, searched, unsearched)
+        except BuracoError:
+            return replay_hand(record, index)  # a deal the engine refuses: nothing was played
+        return replay_hand(record, index) if stopped else final
+
+    report = verify(record, replay=replay_and_judge)
+    findings = [*scoring_findings(record, report), *searched]
     kept = sorted((f for f in findings if _worth(f, min_points)), key=sort_key)
     return Analysis(kept, unsearched)
+
+
+def _judged_replay(
+    record: Record, index: int, context: SearchContext, found: list[Finding], unsearched: list[Unsearched]
+) -> tuple[HandState, bool]:
+    """Replay hand ``index`` turn by turn and add its turn findings to ``found``: the table
+    at its end (or before its illegal action) and whether an illegal action stopped it.
+    Its own frame, so that the hand's turns are freed when it returns."""
+    played = played_turns(record, index, context)
+    found.extend(turn_findings(record, index, unsearched, context, played))
+    return played.final, played.stopped
 
 
 def analyze(record: Record, *, min_points: int = 0) -> list[Finding]:
