@@ -344,8 +344,8 @@ def verify_hand(
     record: Record, index: int, previous_unfinished: int | None = None, replay: HandReplay = replay_hand
 ) -> HandReport:
     """Replay one hand: legality, score and parts, and the claimed result's differences.
-    ``replay``: :func:`replay_hand`, or a function that gives what it gives (the analysis
-    keeps each hand's turns from the one replay)."""
+    ``replay``: :func:`replay_hand`, or a function that gives what it gives, raising as it
+    raises (the analysis's reads each turn and judges the hand on the way)."""
     hand = record.hands[index]
     report = HandReport(hand=index + 1, valid=True, finished=False)
     if hand.result is not None:
