@@ -106,12 +106,9 @@ def analyze_record(
         # action or deal is replayed again by verify's own replay, which places it in the record.
         deadlines = [d for d in (match_deadline, None if hand_budget is None else time.process_time() + hand_budget) if d is not None]
         context.budget = Budget(min(deadlines) if deadlines else None)
-        try:
-            with collector_paused():  # as in the turn searches (see .collector)
-                final, stopped = _judged_replay(record, index, context, searched, unsearched)
-        except BuracoError:
-            return replay_hand(record, index)  # a deal the engine refuses: nothing was played
-        return replay_hand(record, index) if stopped else final
+        with collector_paused():  # as in the turn searches (see .collector)
+            final = _judged_replay(record, index, context, searched, unsearched)
+        return final if final is not None else replay_hand(record, index)
 
     report = verify(record, replay=replay_and_judge)
     findings = [*scoring_findings(record, report), *searched]
@@ -121,13 +118,21 @@ def analyze_record(
 
 def _judged_replay(
     record: Record, index: int, context: SearchContext, found: list[Finding], unsearched: list[Unsearched]
-) -> tuple[HandState, bool]:
+) -> HandState | None:
     """Replay hand ``index`` turn by turn and add its turn findings to ``found``: the table
-    at its end (or before its illegal action) and whether an illegal action stopped it.
-    Its own frame, so that the hand's turns are freed when it returns."""
-    played = played_turns(record, index, context)
-    found.extend(turn_findings(record, index, unsearched, context, played))
-    return played.final, played.stopped
+    at its end, or None where the engine refused its deal or an action (the turns before
+    that action judged). Its own frame, so that the hand's turns are freed when it returns.
+    An engine error raised by the searches is not a verdict on the record: verify would
+    take it for one, so it leaves as a RuntimeError (the analysis fails, and says where)."""
+    try:
+        played = played_turns(record, index, context)
+    except BuracoError:
+        return None  # the deal: nothing was played
+    try:
+        found.extend(turn_findings(record, index, unsearched, context, played))
+    except BuracoError as error:
+        raise RuntimeError(f"the analysis of hand {index + 1} failed: {error}") from error
+    return None if played.stopped else played.final
 
 
 def analyze(record: Record, *, min_points: int = 0) -> list[Finding]:

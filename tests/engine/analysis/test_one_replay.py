@@ -47,3 +47,17 @@ def test_a_hand_stopped_by_an_illegal_action_keeps_its_verdict_and_its_turns_bef
     findings = [f.as_dict() for f in analyze_record(record).findings]
     assert findings == _findings_replayed_apart(record)
     assert any(f["hand"] == 1 and f["kind"] != "scoring-mistake" for f in findings)  # the turns before it judged
+
+
+def test_an_engine_error_inside_the_searches_is_not_taken_for_a_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only the replay's refusal is a verdict: a search that breaks must fail the analysis
+    # (its job is then marked failed), not mark the hand illegal in the analysis's report.
+    from buraco.analysis import turns
+    from buraco.errors import IllegalActionError
+
+    def broken(self: object) -> list[object]:
+        raise IllegalActionError("a search broke")
+
+    monkeypatch.setattr(turns._HandJudge, "findings", broken)
+    with pytest.raises(RuntimeError, match="the analysis of hand 1 failed: a search broke"):
+        analyze_record(play_match("cerrado", players=2, hands=1, seed=1))
