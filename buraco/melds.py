@@ -737,6 +737,16 @@ def laid_in_order(cards: Sequence[Card], laid: Sequence[Card]) -> tuple[Card, ..
     return tuple(found)
 
 
+def founding_of(shape: Shape) -> int:
+    """A new meld's "came from the meld action" marks: a bit per position of a run (none
+    for a set), as :func:`moved_founding` keeps them.
+
+    >>> founding_of(Shape(True, 0, 0, 3, (8, 12, 16), -1)) == 0b111000
+    True
+    """
+    return ((1 << len(shape.cards)) - 1) << shape.low if shape.is_run else 0
+
+
 def moved_founding(founding: int, result: AddResult) -> int:
     """A run's "came from the meld action" marks (a bit per position) after a lay-off:
     the table wild carries its mark to its new place (``fechado-stbl``'s A..K laid in
@@ -801,5 +811,5 @@ def canasta_bonus(kind: str | None, variant: Variant) -> int:
 __all__ = [
     "ACE_TO_ACE", "ACE_TO_KING", "AddResult", "CANASTA_KINDS", "CLEAN", "CardToken", "DIRTY", "END_HIGH",
     "END_LOW", "END_NONE", "IS_WILD_KIND", "NO_PLACE", "Shape", "SUIT_LETTERS", "canasta_bonus", "canasta_kind",
-    "WildMove", "laid_in_order", "layout_tokens", "meld_layouts", "moved_founding", "resolve_add", "resolve_meld", "wild_moves",
+    "WildMove", "laid_in_order", "layout_tokens", "founding_of", "meld_layouts", "moved_founding", "resolve_add", "resolve_meld", "wild_moves",
 ]

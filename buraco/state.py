@@ -26,6 +26,7 @@ from .melds import (
     Shape,
     WildMove,
     canasta_kind,
+    founding_of,
     laid_in_order,
     moved_founding,
     resolve_add,
@@ -574,7 +575,7 @@ class HandState:
         self.hand_sizes[seat] -= len(tokens)
         side = self.side_of[seat]
         self.melded_points[side] += points
-        founding = ((1 << len(shape.cards)) - 1) << shape.low if shape.is_run else 0  # a mark per run position
+        founding = founding_of(shape)
         number = len(self.melds) + 1
         self.melds.append(TableMeld(number, shape, side, seat, founding))
         if self.obligation is not None and self.meld_meets_obligation(self.obligation, shape.cards):

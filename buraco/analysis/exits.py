@@ -33,13 +33,14 @@ from ..melds import (
     IS_WILD_KIND,
     canasta_bonus,
     canasta_kind,
+    founding_of,
     moved_founding,
 )
 from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
 from .proposals import LayOff, NewMeld
-from .search import RUN_PLACE_COUNTS, Exit, MeldState, SearchContext, Start, Walk, founding_of, margin_of, side_bonus
+from .search import RUN_PLACE_COUNTS, Exit, MeldState, SearchContext, Start, Walk, margin_of, side_bonus
 
 
 def best_exit(

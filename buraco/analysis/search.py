@@ -63,6 +63,7 @@ from ..melds import (
     Shape,
     canasta_bonus,
     canasta_kind,
+    founding_of,
     moved_founding,
 )
 from ..moves import WILD_CODES, add_action, discard_actions, meld_action
@@ -341,11 +342,6 @@ def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
     by_four = iter(naturals)
     ranks = [0, *map(sum, zip(by_four, by_four, by_four, by_four))]
     return suits, ranks, hand[JOKER_CODE] + ranks[2]
-
-
-def founding_of(shape: Shape) -> int:
-    """A new meld's marks: every position of a run came from its meld action."""
-    return ((1 << len(shape.cards)) - 1) << shape.low if shape.is_run else 0
 
 
 class Walk:

@@ -12,10 +12,10 @@ import itertools
 import pytest
 
 from buraco.analysis.proposals import Proposals
-from buraco.analysis.search import MeldState, founding_of, meld_bonus_bound
+from buraco.analysis.search import MeldState, meld_bonus_bound
 from buraco.cards import CARD_KINDS, parse_cards
 from buraco.errors import BuracoError
-from buraco.melds import CardToken, Shape, canasta_bonus, canasta_kind, moved_founding, resolve_meld
+from buraco.melds import CardToken, Shape, canasta_bonus, canasta_kind, founding_of, moved_founding, resolve_meld
 from buraco.rules import VARIANTS, Variant
 
 MOVING = [v for v in VARIANTS.values() if v.wild_move != "fixed"]
