@@ -349,7 +349,8 @@ def resolve_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
 
 
 def _extend_run_at_ends(shape: Shape, tokens: Sequence[CardToken]) -> AddResult | None:
-    """The common lay-off, fast: plain naturals (no ace, no 2) extending the run's ends."""
+    """The common lay-off, fast: plain naturals (no ace, no 2) extending the run's ends.
+    (Below a run that ends on the ace too: no natural card goes above it.)"""
     suit, low, high = shape.suit, shape.low, shape.low + len(shape.cards) - 1
     below: list[int] = []
     above: list[int] = []
@@ -368,8 +369,6 @@ def _extend_run_at_ends(shape: Shape, tokens: Sequence[CardToken]) -> AddResult 
     above.sort()
     if any(rank != low - 1 - i for i, rank in enumerate(below)) or any(rank != high + 1 + i for i, rank in enumerate(above)):
         return None
-    if high + len(above) > 13:
-        return None  # beyond the king: let the full reader judge the ace ends
     new_low = low - len(below)
     cards = tuple(card_of(r, suit) for r in reversed(below)) + shape.cards + tuple(card_of(r, suit) for r in above)
     wild_index = shape.wild_index + len(below) if shape.wild_index >= 0 else -1
