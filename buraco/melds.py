@@ -349,17 +349,21 @@ def resolve_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
 
 
 def _extend_run_at_ends(shape: Shape, tokens: Sequence[CardToken]) -> AddResult | None:
-    """The common lay-off, fast: plain naturals (no ace, no 2) extending the run's ends.
-    (Below a run that ends on the ace too: no natural card goes above it.)"""
+    """The common lay-off, fast: plain naturals (no 2) extending the run's ends, an ace
+    only where one end alone can take it. (Below a run that ends on the ace too: no
+    natural card goes above it.)"""
     suit, low, high = shape.suit, shape.low, shape.low + len(shape.cards) - 1
     below: list[int] = []
     above: list[int] = []
+    aces = 0
     for token in tokens:
         card = token.card
         rank = RANK_OF[card]
-        if token.place != NO_PLACE or token.end or rank <= 2 or card == JOKER_CODE or SUIT_OF[card] != suit:
+        if token.place != NO_PLACE or token.end or rank == 2 or card == JOKER_CODE or SUIT_OF[card] != suit:
             return None
-        if rank < low:
+        if rank == 1:
+            aces += 1
+        elif rank < low:
             below.append(rank)
         elif rank > high:
             above.append(rank)
@@ -367,6 +371,18 @@ def _extend_run_at_ends(shape: Shape, tokens: Sequence[CardToken]) -> AddResult 
             return None
     below.sort(reverse=True)
     above.sort()
+    if aces:
+        # An ace goes where only one end can take it: above a run that will end on the
+        # king and start at a 3 or higher, or below one that starts at the 2 and will end
+        # on the queen or lower. Any other ace is left to the full reader.
+        if aces > 1:
+            return None
+        if high + len(above) == 13 and low - len(below) >= 3:
+            above.append(14)
+        elif low == 2 and not below and high + len(above) <= 12:
+            below.append(1)
+        else:
+            return None
     if any(rank != low - 1 - i for i, rank in enumerate(below)) or any(rank != high + 1 + i for i, rank in enumerate(above)):
         return None
     new_low = low - len(below)

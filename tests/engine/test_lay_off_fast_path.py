@@ -1,6 +1,8 @@
 """The plain lay-off path (naturals extending a run's ends, decided without the full reader)
 gives what the full reader gives, wherever it answers: on every run lay-off of self-play
-matches in every rule set, and below a run that ends on the ace."""
+matches in every rule set, below a run that ends on the ace, and for an ace only one end
+can take; an ace both ends could take is left to the full reader (notation.md: it goes
+low)."""
 
 from __future__ import annotations
 
@@ -28,8 +30,33 @@ def test_a_natural_laid_below_a_run_that_ends_on_the_ace_takes_the_plain_path() 
     assert plain == _add_to_run(shape, tokens, VARIANTS["abierto"])
 
 
+def test_an_ace_only_one_end_can_take_takes_the_plain_path() -> None:
+    hearts = Card.parse("Kh").suit
+    for shape, card, position in (
+        (_run(hearts, 9, 13), "Ah", 14),  # 9h..Kh: the ace goes above the king
+        (_run(hearts, 2, 5), "Ah", 1),  # 2h..5h: below the 2
+    ):
+        tokens = [CardToken(Card.parse(card))]
+        plain = _extend_run_at_ends(shape, tokens)
+        assert plain is not None
+        assert position in (plain.shape.low, plain.shape.high)
+        assert plain == _add_to_run(shape, tokens, VARIANTS["cerrado"])
+    queen_king_ace = [CardToken(Card.parse(c)) for c in ("Qh", "Kh", "Ah")]
+    plain = _extend_run_at_ends(_run(hearts, 9, 11), queen_king_ace)  # 9h Th Jh + Qh Kh Ah
+    assert plain is not None and plain.shape.high == 14
+    assert plain == _add_to_run(_run(hearts, 9, 11), queen_king_ace, VARIANTS["cerrado"])
+
+
+def test_an_ace_both_ends_could_take_is_left_to_the_full_reader() -> None:
+    hearts = Card.parse("Kh").suit
+    two_to_king = _run(hearts, 2, 13)
+    tokens = [CardToken(Card.parse("Ah"))]
+    assert _extend_run_at_ends(two_to_king, tokens) is None
+    assert _add_to_run(two_to_king, tokens, VARIANTS["burraco"]).shape.low == 1  # low, as notation.md says
+
+
 def test_the_plain_path_agrees_with_the_full_reader_on_every_self_play_lay_off() -> None:
-    answered = ace_high = 0
+    answered = ace_high = aces = 0
     for variant, players in VARIANT_PLAYERS:
         for seed in (1, 2):
             record = play_match(variant, players=players, hands=2, seed=seed)
@@ -44,5 +71,6 @@ def test_the_plain_path_agrees_with_the_full_reader_on_every_self_play_lay_off()
                                 assert plain == _add_to_run(shape, action.tokens, record.rules), (variant, seed, action.text)
                                 answered += 1
                                 ace_high += shape.high == 14
+                                aces += any(token.card.rank == 1 for token in action.tokens)
                     state.apply(action)
-    assert answered > 100 and ace_high > 0, (answered, ace_high)
+    assert answered > 100 and ace_high > 0 and aces > 0, (answered, ace_high, aces)
