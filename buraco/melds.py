@@ -342,9 +342,11 @@ def resolve_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
             _check_stand_in(token)
     if not shape.is_run:
         return AddResult(_add_to_set(shape, tokens, variant), -1, 0, 0)
-    extended = _extend_run_at_ends(shape, tokens)
-    if extended is not None:
-        return extended
+    plain = _extend_run_at_ends(shape, tokens)
+    if plain is None:
+        plain = _fill_wild_place(shape, tokens, variant)
+    if plain is not None:
+        return plain
     return _add_to_run(shape, tokens, variant)
 
 
@@ -390,6 +392,41 @@ def _extend_run_at_ends(shape: Shape, tokens: Sequence[CardToken]) -> AddResult 
     wild_index = shape.wild_index + len(below) if shape.wild_index >= 0 else -1
     wild_at = shape.low + shape.wild_index if shape.wild_index >= 0 else 0
     return AddResult(Shape(True, suit, 0, new_low, cards, wild_index), -1, wild_at, wild_at)
+
+
+def _fill_wild_place(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> AddResult | None:
+    """The other common lay-off, fast: one plain natural (no ace) on the place the run's
+    wild holds, which moves to the end the rule set sends it to (rules.md, "Wild cards in
+    runs": the high end while it is open, else the low end; in ``either-end`` the low end
+    first). Left to the full reader: a wild that stays (``fixed``, which refuses the
+    card), a 2 of the run's suit (it may turn natural), an ace (two ends), a full run."""
+    if len(tokens) != 1 or shape.wild_index < 0:
+        return None
+    token = tokens[0]
+    card = token.card
+    suit = shape.suit
+    if token.place != NO_PLACE or token.end or IS_WILD_KIND[card] or SUIT_OF[card] != suit:
+        return None
+    low = shape.low
+    wild_from = low + shape.wild_index
+    wild = shape.cards[shape.wild_index]
+    if RANK_OF[card] != wild_from or wild == card_of(2, suit) or variant.wild_move == "fixed":
+        return None  # an ace's rank (1) is never its place at the top (14): left too
+    high = low + len(shape.cards) - 1
+    if variant.wild_move == "either-end":
+        wild_to = low - 1 if low > 1 else high + 1
+    else:
+        wild_to = high + 1 if high < 14 else low - 1
+    if not 1 <= wild_to <= 14:
+        return None
+    naturals = set(range(low, high + 1))
+    if _ace_rule_error(variant, sorted(naturals | {wild_to}), naturals):
+        return None
+    cards = list(shape.cards)
+    cards[shape.wild_index] = card
+    if wild_to > high:
+        return AddResult(Shape(True, suit, 0, low, (*cards, wild), len(cards)), -1, wild_from, wild_to)
+    return AddResult(Shape(True, suit, 0, low - 1, (wild, *cards), 0), -1, wild_from, wild_to)
 
 
 def _add_to_set(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> Shape:
