@@ -342,12 +342,33 @@ def resolve_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> 
             _check_stand_in(token)
     if not shape.is_run:
         return AddResult(_add_to_set(shape, tokens, variant), -1, 0, 0)
-    plain = _extend_run_at_ends(shape, tokens)
-    if plain is None:
-        plain = _fill_wild_place(shape, tokens, variant)
+    plain = plain_run_add(shape, tokens, variant)
     if plain is not None:
         return plain
     return _add_to_run(shape, tokens, variant)
+
+
+def plain_run_add(shape: Shape, tokens: Sequence[CardToken], variant: Variant) -> AddResult | None:
+    """A lay-off on the run ``shape`` decided by the plain paths alone: naturals extending
+    its ends, or one natural on the place its wild holds. None: only the full reader can
+    tell (:func:`resolve_add`). Where it answers, the lay-off is legal and laid as the
+    full reader lays it. (Tokens naming no place: it checks no stand-in.)
+
+    >>> from buraco.cards import parse_cards
+    >>> from buraco.rules import VARIANTS
+    >>> run = resolve_meld([CardToken(c) for c in parse_cards("Jh Qh Kh")], VARIANTS["cerrado"])
+    >>> plain_run_add(run, [CardToken(c) for c in parse_cards("Ah")], VARIANTS["cerrado"]).shape.text()
+    'Jh Qh Kh Ah'
+    >>> dirty = resolve_meld([CardToken(c) for c in parse_cards("5h JK 7h")], VARIANTS["cerrado"])
+    >>> plain_run_add(dirty, [CardToken(c) for c in parse_cards("6h")], VARIANTS["cerrado"]).shape.text()
+    '5h 6h 7h JK'
+    >>> plain_run_add(dirty, [CardToken(c) for c in parse_cards("6h")], VARIANTS["brasil"]) is None  # the wild stays
+    True
+    """
+    plain = _extend_run_at_ends(shape, tokens)
+    if plain is None:
+        plain = _fill_wild_place(shape, tokens, variant)
+    return plain
 
 
 def _extend_run_at_ends(shape: Shape, tokens: Sequence[CardToken]) -> AddResult | None:

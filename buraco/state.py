@@ -29,6 +29,7 @@ from .melds import (
     founding_of,
     laid_in_order,
     moved_founding,
+    plain_run_add,
     resolve_add,
     resolve_meld,
     wild_moves,
@@ -913,7 +914,8 @@ class HandState:
         """The plain cases, decided without building melds: a natural card (not a 2)
         with two held cards of its rank, or with one and a wild; one of 3..K with two
         held naturals in a row around it, or one near it and a wild; or one natural
-        extending a run's end or joining a set."""
+        joining a set, or laid on a run by the plain paths (extending its end, taking its
+        wild's place: :func:`~buraco.melds.plain_run_add`)."""
         rank = RANK_OF[card]
         if rank == 2 or card == JOKER_CODE:
             return False
@@ -936,12 +938,13 @@ class HandState:
                     return True
             if wild_held and any(3 <= rank + d <= 13 and pool[(rank + d - 1) * 4 + suit] for d in (-2, -1, 1, 2)):
                 return True
+        token = (CardToken(card),)
         for meld in self.melds:
             if own_only and meld.side != side:
                 continue
             shape = meld.shape
             if shape.is_run:
-                if rank >= 3 and shape.suit == suit and (rank == shape.low - 1 or rank == shape.low + len(shape.cards) <= 13):
+                if shape.suit == suit and plain_run_add(shape, token, variant) is not None:
                     return True
             elif shape.rank == rank and not variant.set_suits_distinct and variant.set_max is None:
                 return True

@@ -2,7 +2,8 @@
 run's wild holds) give what the full reader gives, wherever they answer: on every run
 lay-off of self-play matches in every rule set, below a run that ends on the ace, for an
 ace only one end can take (an ace both ends could take is left to the full reader:
-notation.md puts it low), and on every run with a wild of every rule set."""
+notation.md puts it low), and on every run with a wild of every rule set. The pile
+check's plain cases, which read them, pass only a card some play can meld."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from buraco.actions import ADD
 from buraco.cards import CARDS, JOKER_CODE, Card, card_of
 from buraco.errors import IllegalActionError
 from buraco.melds import CardToken, Shape, _add_to_run, _extend_run_at_ends, _fill_wild_place
+from buraco.moves import plays_using
 from buraco.replay import deal_hand
 from buraco.rules import VARIANTS
 from buraco.selfplay import play_match
@@ -101,3 +103,37 @@ def test_the_plain_path_agrees_with_the_full_reader_on_every_self_play_lay_off()
                                 aces += any(token.card.rank == 1 for token in action.tokens)
                     state.apply(action)
     assert answered > 100 and ace_high > 0 and aces > 0, (answered, ace_high, aces)
+
+
+def test_the_plain_take_check_never_passes_a_card_no_play_could_meld() -> None:
+    """The pile check's plain cases (``_plainly_usable``) say a take's card is usable only
+    where the move generator finds a play melding it: at every draw step of self-play
+    matches of the rule sets with a pick-up condition, for every take there, where the
+    check asks them (a hand of more than three cards once the take is made)."""
+    passed = 0
+    for variant, players in VARIANT_PLAYERS:
+        rules = VARIANTS[variant]
+        if rules.pickup == "open":
+            continue
+        use_top = rules.pickup == "use-top"
+        for seed in (1, 2):
+            record = play_match(variant, players=players, hands=1, seed=seed)
+            state = deal_hand(record, 0)
+            for action in record.hands[0].parsed:
+                pile = state.discard_pile
+                if state.step == "draw" and pile:
+                    seat = state.turn
+                    for count in ([len(pile)] if use_top else range(2, len(pile) + 1)):
+                        card = pile[-1] if use_top else pile[-count]
+                        pool = list(state.hands[seat])
+                        if not use_top:
+                            for taken in pile[-count:]:
+                                pool[taken] += 1
+                            pool[card] -= 1
+                        if state.hand_sizes[seat] + count > 3 and state._plainly_usable(card, pool, state.side_of[seat], use_top):
+                            trial = state.copy()
+                            trial._take(seat, 0 if use_top else count)
+                            assert next(plays_using(trial, card, held_gaps=True), None) is not None, (variant, seed, action.text)
+                            passed += 1
+                state.apply(action)
+    assert passed > 200, passed
