@@ -426,13 +426,14 @@ def _fill_wild_place(shape: Shape, tokens: Sequence[CardToken], variant: Variant
     token = tokens[0]
     card = token.card
     suit = shape.suit
-    if token.place != NO_PLACE or token.end or IS_WILD_KIND[card] or SUIT_OF[card] != suit:
+    rank = RANK_OF[card]
+    if token.place != NO_PLACE or token.end or IS_WILD_KIND[card] or rank == 1 or SUIT_OF[card] != suit:
         return None
     low = shape.low
     wild_from = low + shape.wild_index
     wild = shape.cards[shape.wild_index]
-    if RANK_OF[card] != wild_from or wild == card_of(2, suit) or variant.wild_move == "fixed":
-        return None  # an ace's rank (1) is never its place at the top (14): left too
+    if rank != wild_from or wild == card_of(2, suit) or variant.wild_move == "fixed":
+        return None
     high = low + len(shape.cards) - 1
     if variant.wild_move == "either-end":
         wild_to = low - 1 if low > 1 else high + 1

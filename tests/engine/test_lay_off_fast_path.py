@@ -61,7 +61,7 @@ def test_an_ace_both_ends_could_take_is_left_to_the_full_reader() -> None:
 def test_a_natural_on_the_wilds_place_is_laid_by_the_plain_path_as_the_full_reader_lays_it() -> None:
     """Every run with one wild (every start, length, place of the wild, wild kind) and every
     natural of its suit, in every rule set: where the plain path answers, the full reader
-    accepts the lay-off and gives the same run; it answers for most such lay-offs."""
+    accepts the lay-off and gives the same run (it answers for over 5,000 of them)."""
     answered = 0
     for variant in VARIANTS.values():
         for low in range(1, 15):
