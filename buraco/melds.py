@@ -435,10 +435,7 @@ def _fill_wild_place(shape: Shape, tokens: Sequence[CardToken], variant: Variant
     if rank != wild_from or wild == card_of(2, suit) or variant.wild_move == "fixed":
         return None
     high = low + len(shape.cards) - 1
-    if variant.wild_move == "either-end":
-        wild_to = low - 1 if low > 1 else high + 1
-    else:
-        wild_to = high + 1 if high < 14 else low - 1
+    wild_to = _displaced_wild_end(low, high, variant)
     if not 1 <= wild_to <= 14:
         return None
     naturals = set(range(low, high + 1))
@@ -717,9 +714,7 @@ def _wild_spot(
         return spot
     if not ends:
         raise IllegalActionError("the run is complete: the wild has nowhere to go")
-    default = high + 1 if high + 1 <= 14 else low - 1
-    if displaced_table_wild and variant.wild_move == "either-end":
-        default = low - 1 if low - 1 >= 1 else high + 1
+    default = _displaced_wild_end(low, high, variant) if displaced_table_wild else high + 1 if high + 1 <= 14 else low - 1
     named = 0
     if token.place != NO_PLACE:
         named = next((p for p in ends if card_of(p, suit) == token.place), 0)
@@ -745,6 +740,15 @@ def _wild_spot(
                 reason += f"; {wild} cannot become a natural 2: its own place is taken"
         raise IllegalActionError(reason)
     return named or default
+
+
+def _displaced_wild_end(low: int, high: int, variant: Variant) -> int:
+    """The end of the run from ``low`` to ``high`` a table wild a natural card displaced
+    goes to, with no place named (rules.md, "Wild cards in runs"): the high end while it
+    is open, else the low one; in ``either-end`` the low end first. (0 or 15: none open.)"""
+    if variant.wild_move == "either-end":
+        return low - 1 if low > 1 else high + 1
+    return high + 1 if high < 14 else low - 1
 
 
 class WildMove(NamedTuple):
