@@ -12,11 +12,14 @@ import itertools
 import pytest
 
 from buraco.analysis.proposals import Proposals
-from buraco.analysis.search import MeldState, meld_bonus_bound
+from buraco.analysis.search import MeldState, SearchContext, Start, Walk, meld_bonus_bound
 from buraco.cards import CARD_KINDS, parse_cards
 from buraco.errors import BuracoError
 from buraco.melds import CardToken, Shape, canasta_bonus, canasta_kind, founding_of, moved_founding, resolve_meld
+from buraco.replay import deal_hand
 from buraco.rules import VARIANTS, Variant
+from buraco.selfplay import play_match
+from buraco.state import PLAY_STEP
 
 MOVING = [v for v in VARIANTS.values() if v.wild_move != "fixed"]
 
@@ -147,3 +150,54 @@ def test_window_lengths_is_the_longest_window_by_its_definition() -> None:
                     default=0,
                 )
                 assert _window_lengths(fill, low, high, gaps) == expected, (bits, low, high, gaps)
+
+
+
+def _walk(variant: Variant) -> Walk:
+    """A walk at the first play step of a self-play hand (``kind_bound`` reads only its hand)."""
+    record = play_match(variant.id, players=2, hands=1, seed=1)
+    state = deal_hand(record, 0)
+    for action in record.hands[0].parsed:
+        if state.step == PLAY_STEP:
+            break
+        state.apply(action)
+    return Walk.at(Start.after(state), SearchContext(variant))
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
+def test_a_dirty_canasta_whose_wild_is_not_its_suits_2_stays_dirty_whatever_the_hand(variant: Variant) -> None:
+    """``kind_bound`` answers such a canasta without reading the hand (its wild never leaves
+    the meld): the same as the bound read from the hand and as every sequence of lay-offs
+    from hands of up to three cards. A run whose wild is its suit's 2 is still read from
+    the hand: with the 9h and 3h, where wilds move, the 2h turns natural and the run clean."""
+    walk = _walk(variant)
+    proposals = Proposals(variant)
+    melds = ["5h 6h 2c 8h 9h Th Jh", "4h 5h 6h 7h 8h 9h 2s"]
+    pool = "3h Th Qh 7h 2h 2c"
+    if variant.jokers:
+        melds.append("5h 6h JK 8h 9h Th Jh")
+        pool += " JK"
+    if variant.sets and (variant.set_max is None or variant.set_max >= 7):
+        melds.append("9h 9s 9d 9c 9h 9s 2c")
+        pool += " 9d"
+    dirty = canasta_bonus("dirty", variant)
+    checked = 0
+    for text in melds:
+        try:
+            shape = run_of(text, variant)
+        except BuracoError:
+            continue  # not a meld this rule set allows
+        assert canasta_kind(shape, variant) == "dirty"
+        meld = MeldState(1, shape, walk.side, walk.seat, founding_of(shape))
+        for size in (0, 1, 2, 3):
+            for cards in itertools.combinations(parse_cards(pool), size):
+                walk.hand = counts(" ".join(str(c) for c in cards))
+                assert walk.kind_bound(meld) == dirty == meld_bonus_bound(variant, meld, walk.hand), (text, cards)
+                assert best_reached(variant, proposals, shape, meld.founding, list(walk.hand)) == dirty, (text, cards)
+                checked += 1
+    assert checked >= 84  # two runs every rule set allows, 42 hands each
+    if variant.wild_move != "fixed":
+        shape = run_of("4h 5h 6h 7h 8h 2h Th Jh", variant)
+        meld = MeldState(1, shape, walk.side, walk.seat, founding_of(shape))
+        walk.hand = counts("9h 3h")
+        assert walk.kind_bound(meld) == canasta_bonus("clean", variant) == best_reached(variant, proposals, shape, meld.founding, list(walk.hand))
