@@ -279,6 +279,28 @@ class Start:
             object.__setattr__(self, "_counts", found)
         return found
 
+    def counted(self, context: SearchContext) -> CountedTable:
+        """The hand against the table here, as the bounds from card counts read it: made
+        once per start, lighter than a :class:`Walk` (most turns' searches end on these
+        bounds, and need no walk)."""
+        found: CountedTable | None = self.__dict__.get("_counted")
+        if found is None or found.context is not context:
+            base = self.base
+            found = object.__new__(CountedTable)
+            found.context, found.variant, found.seat, found.side = context, base.variant, self.seat, base.side_of[self.seat]
+            found.melds, found.hand, found.size = context.melds_of(base), self.hand, sum(self.hand)
+            found._suits, found._ranks, found._wilds = self.counts()
+            object.__setattr__(self, "_counted", found)
+        return found
+
+    def bonus_bound(self, context: SearchContext) -> int:
+        """The bound from card counts on the canasta bonus the side could hold once any line
+        from here is played (:meth:`CountedTable.bonus_bound` at this table), once per start."""
+        counted = self.counted(context)
+        if counted.start_bonus_bound is None:
+            counted.start_bonus_bound = counted.bonus_bound()
+        return counted.start_bonus_bound
+
     def replay(self, line: Sequence[Action]) -> HandState | None:
         """The table after the draw step and ``line``, each action judged by the engine;
         None if it refuses one. (The draw step is judged once, its table kept.)"""
@@ -344,205 +366,25 @@ def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
     return suits, ranks, hand[JOKER_CODE] + ranks[2]
 
 
-class Walk:
-    """The state of a search: the hand, the melds, the line so far; plays done and undone."""
+class CountedTable:
+    """A hand against a table, as the bounds from card counts read it: what a :class:`Walk`
+    keeps as plays go, and what :meth:`Start.counted` reads at a turn's start without
+    making a walk (most turns' searches end on these bounds)."""
 
-    def __init__(self, start: Start, context: SearchContext) -> None:
-        base = start.base
-        self._start = weakref.ref(start)  # weak: the start keeps its walk (see at())
-        self.context = context
-        self.proposals = context.proposals
-        self.variant = base.variant
-        self.seat = start.seat
-        self.side = base.side_of[start.seat]
-        self.hand = list(start.hand)
-        self.size = sum(self.hand)
-        melds, bonuses = context.table_of(base)
-        self.melds = list(melds)
-        self.existing = len(melds)
-        self.line: list[Action] = []
-        self.obligation = start.obligation
-        self.met = start.obligation is None
-        self.bonus = bonuses[self.side]
-        self.nodes = 0
-        self.seen: set[tuple[object, ...]] = set()
-        suits, ranks, self._wilds = start.counts()
-        self._suits, self._ranks = list(suits), list(ranks)
-        self._root_bonus_bound: int | None = None
-        self._root_bound: int | None = None
-        self._obligation_plays: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = None
-        self._usable: bool | None = None  # may_meet_obligation
-
-    # --- what the table the search starts at allows, worked out once per start: a turn's
-    # canasta and going-out searches, and the bounds tried on a take, all begin there.
-    # Kept on the walk Walk.at made for the start (forks read it there).
-
-    def _root(self) -> Walk:
-        return Walk.at(self.start, self.context)
-
-    def root_bonus_bound(self) -> int:
-        """:meth:`bonus_bound` at the table the search starts at."""
-        root = self._root()
-        if root._root_bonus_bound is None:
-            root._root_bonus_bound = root.bonus_bound()
-        return root._root_bonus_bound
-
-    def root_bound(self) -> int:
-        """``min(bonus_bound(), split_bound())`` at the table the search starts at."""
-        root = self._root()
-        if root._root_bound is None:
-            root._root_bound = min(root.root_bonus_bound(), root.split_bound())
-        return root._root_bound
-
-    def root_obligation_plays(self) -> tuple[tuple[str, int, LayOff | NewMeld], ...]:
-        """The plays meeting the pile's obligation from the table the search starts at
-        (:func:`obligation_plays`; none without an obligation)."""
-        root = self._root()
-        if root._obligation_plays is None:
-            root._obligation_plays = tuple(obligation_plays(root)) if root.obligation is not None else ()
-        return root._obligation_plays
-
-    def may_meet_obligation(self) -> bool:
-        """Can any line from the start meet the pile's obligation? Only if a play meets it
-        from the start's table: a line meets it by a play holding the taken card onto a
-        meld on the table before the take (``use-top``; in ``dig`` any meld), or by a new
-        meld holding it; merged with the line's earlier plays onto that meld, such a play
-        is one play from the start's hand, which holds every card a line lays (the canasta
-        search's completeness rests on the same merging, see :class:`_CanastaSearch`).
-        Not monotone in the depth of a take (another depth reaches another card), so no
-        caller stops trying takes on it. (The first such play found answers.)"""
-        if self.start.obligation is None:
-            return True
-        root = self._root()
-        if root._usable is None:
-            plays = root._obligation_plays
-            root._usable = bool(plays) if plays is not None else next(obligation_plays(root), None) is not None
-        return root._usable
-
-    @classmethod
-    def at(cls, start: Start, context: SearchContext) -> Walk:
-        """The walk at the table ``start`` begins from, made once per start and never
-        played on: the quick bounds read it, and each search plays on a :meth:`fork`."""
-        found: Walk | None = start.__dict__.get("_walk")
-        if found is None or found.context is not context:
-            found = cls(start, context)
-            object.__setattr__(start, "_walk", found)
-        return found
-
-    @property
-    def start(self) -> Start:
-        """Where the walk began (held weakly: the start holds its walk, and a cycle
-        between the two would be left to the collector, which the analysis pauses)."""
-        start = self._start()
-        assert start is not None, "a walk outlived its start"
-        return start
-
-    def fork(self) -> Walk:
-        """A walk from this table on, with its own transposition table (for a bound)."""
-        other = object.__new__(Walk)
-        other.__dict__.update(self.__dict__)
-        other.hand = list(self.hand)
-        other.melds = list(self.melds)
-        other.line = []
-        other.nodes = 0
-        other.seen = set()
-        other._suits, other._ranks = list(self._suits), list(self._ranks)
-        return other
-
-    def _spend(self, cards: Sequence[int], sign: int) -> None:
-        """Take ``cards`` from the hand (sign -1) or give them back (+1), counts kept."""
-        hand, suits, ranks = self.hand, self._suits, self._ranks
-        for card in cards:
-            hand[card] += sign
-            if card == JOKER_CODE:
-                self._wilds += sign
-                continue
-            suits[SUIT_OF[card]] += sign
-            rank = RANK_OF[card]
-            ranks[rank] += sign
-            if rank == 2:
-                self._wilds += sign
-        self.size += sign * len(cards)
-
-    # --- small queries
+    context: SearchContext
+    variant: Variant
+    seat: int
+    side: int
+    melds: Sequence[MeldState]
+    hand: Sequence[int]
+    size: int
+    _suits: list[int]
+    _ranks: list[int]
+    _wilds: int
+    start_bonus_bound: int | None = None  # Start.bonus_bound, once worked out
 
     def meld_bonus(self, meld: MeldState) -> int:
         return canasta_bonus(canasta_kind(meld.shape, self.variant, meld.founding), self.variant)
-
-    def may_extend(self, meld: MeldState) -> bool:
-        return self.variant.lay_off_anyone or meld.side == self.side
-
-    def key(self, *extra: object) -> tuple[object, ...]:
-        """The table as a transposition key: the melds laid this turn sorted, so that the
-        same melds laid in another order are one table."""
-        existing = self.melds[: self.existing]
-        laid = sorted((m.shape, m.founding) for m in self.melds[self.existing:])
-        return (tuple(self.hand), tuple((m.shape, m.founding) for m in existing), tuple(laid), self.met, *extra)
-
-    def tick(self) -> None:
-        self.nodes += 1
-        if self.nodes % BUDGET_EVERY == 0 and self.context.budget.spent():
-            raise SearchCut
-
-    def finish(self) -> None:
-        context = self.context
-        context.nodes += self.nodes
-        context.largest = max(context.largest, self.nodes)
-
-    # --- plays on the light table
-
-    def lay_off(self, index: int, play: LayOff) -> tuple[int, MeldState, bool, int]:
-        """Lay ``play`` off on melds[index]; returns what :meth:`undo` needs."""
-        meld = self.melds[index]
-        self._spend(play.laid, -1)
-        founding = meld.founding
-        if meld.shape.is_run and founding:
-            founding = moved_founding(founding, play)  # type: ignore[arg-type]
-        after = MeldState(meld.number, play.shape, meld.side, meld.owner, founding)
-        was_met, was_bonus = self.met, self.bonus
-        if meld.side == self.side:
-            self.bonus += self.meld_bonus(after) - self.meld_bonus(meld)
-        if not self.met and self.obligation is not None:
-            target = TableMeld(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
-            self.met = self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
-        self.melds[index] = after
-        self.line.append(add_action(self.seat, meld.number, play.tokens))
-        return index, meld, was_met, was_bonus
-
-    def undo_lay_off(self, play: LayOff, undo: tuple[int, MeldState, bool, int]) -> None:
-        index, meld, self.met, self.bonus = undo
-        self.melds[index] = meld
-        self._spend(play.laid, 1)
-        self.line.pop()
-
-    def meld(self, play: NewMeld) -> tuple[bool, int]:
-        self._spend(play.laid, -1)
-        was = (self.met, self.bonus)
-        meld = MeldState(len(self.melds) + 1, play.shape, self.side, self.seat, founding_of(play.shape))
-        self.bonus += self.meld_bonus(meld)
-        if not self.met and self.obligation is not None:
-            self.met = self.start.base.meld_meets_obligation(self.obligation, play.laid)
-        self.melds.append(meld)
-        self.line.append(meld_action(self.seat, play.tokens))
-        return was
-
-    def undo_meld(self, play: NewMeld, undo: tuple[bool, int]) -> None:
-        self.met, self.bonus = undo
-        self.melds.pop()
-        self._spend(play.laid, 1)
-        self.line.pop()
-
-    def meets_obligation_by_lay_off(self, meld: MeldState, play: LayOff) -> bool:
-        assert self.obligation is not None
-        target = TableMeld(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
-        return self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
-
-    # --- bounds from card counts
-
-    def counts(self) -> tuple[list[int], list[int], int]:
-        """The hand's cards of each suit (its 2 included: a natural 2 is of the suit), of
-        each rank, and its wilds: what the quick bounds below read (kept as plays go)."""
-        return list(self._suits), list(self._ranks), self._wilds
 
     def could_grow_to_canasta(self, meld: MeldState, suits: list[int], ranks: list[int], wilds: int) -> bool:
         """Could the meld hold seven cards or more once laid off on? Every card of its suit
@@ -636,6 +478,204 @@ class Walk:
             if longest >= 7:
                 total += self.kind_bound(meld, projections)
         return total + self.new_bound(counts)
+
+
+
+class Walk(CountedTable):
+    """The state of a search: the hand, the melds, the line so far; plays done and undone."""
+
+    hand: list[int]
+    melds: list[MeldState]
+
+    def __init__(self, start: Start, context: SearchContext) -> None:
+        base = start.base
+        self._start = weakref.ref(start)  # weak: the start keeps its walk (see at())
+        self.context = context
+        self.proposals = context.proposals
+        self.variant = base.variant
+        self.seat = start.seat
+        self.side = base.side_of[start.seat]
+        self.hand = list(start.hand)
+        self.size = sum(self.hand)
+        melds, bonuses = context.table_of(base)
+        self.melds = list(melds)
+        self.existing = len(melds)
+        self.line: list[Action] = []
+        self.obligation = start.obligation
+        self.met = start.obligation is None
+        self.bonus = bonuses[self.side]
+        self.nodes = 0
+        self.seen: set[tuple[object, ...]] = set()
+        suits, ranks, self._wilds = start.counts()
+        self._suits, self._ranks = list(suits), list(ranks)
+        self._root_bound: int | None = None
+        self._obligation_plays: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = None
+        self._usable: bool | None = None  # may_meet_obligation
+
+    # --- what the table the search starts at allows, worked out once per start: a turn's
+    # canasta and going-out searches, and the bounds tried on a take, all begin there.
+    # Kept on the walk Walk.at made for the start (forks read it there).
+
+    def _root(self) -> Walk:
+        return Walk.at(self.start, self.context)
+
+    def root_bonus_bound(self) -> int:
+        """:meth:`bonus_bound` at the table the search starts at (:meth:`Start.bonus_bound`)."""
+        return self.start.bonus_bound(self.context)
+
+    def root_bound(self) -> int:
+        """``min(bonus_bound(), split_bound())`` at the table the search starts at."""
+        root = self._root()
+        if root._root_bound is None:
+            root._root_bound = min(root.root_bonus_bound(), root.split_bound())
+        return root._root_bound
+
+    def root_obligation_plays(self) -> tuple[tuple[str, int, LayOff | NewMeld], ...]:
+        """The plays meeting the pile's obligation from the table the search starts at
+        (:func:`obligation_plays`; none without an obligation)."""
+        root = self._root()
+        if root._obligation_plays is None:
+            root._obligation_plays = tuple(obligation_plays(root)) if root.obligation is not None else ()
+        return root._obligation_plays
+
+    def may_meet_obligation(self) -> bool:
+        """Can any line from the start meet the pile's obligation? Only if a play meets it
+        from the start's table: a line meets it by a play holding the taken card onto a
+        meld on the table before the take (``use-top``; in ``dig`` any meld), or by a new
+        meld holding it; merged with the line's earlier plays onto that meld, such a play
+        is one play from the start's hand, which holds every card a line lays (the canasta
+        search's completeness rests on the same merging, see :class:`_CanastaSearch`).
+        Not monotone in the depth of a take (another depth reaches another card), so no
+        caller stops trying takes on it. (The first such play found answers.)"""
+        if self.start.obligation is None:
+            return True
+        root = self._root()
+        if root._usable is None:
+            plays = root._obligation_plays
+            root._usable = bool(plays) if plays is not None else next(obligation_plays(root), None) is not None
+        return root._usable
+
+    @classmethod
+    def at(cls, start: Start, context: SearchContext) -> Walk:
+        """The walk at the table ``start`` begins from, made once per start and never
+        played on: the quick bounds read it, and each search plays on a :meth:`fork`."""
+        found: Walk | None = start.__dict__.get("_walk")
+        if found is None or found.context is not context:
+            found = cls(start, context)
+            object.__setattr__(start, "_walk", found)
+        return found
+
+    @property
+    def start(self) -> Start:
+        """Where the walk began (held weakly: the start holds its walk, and a cycle
+        between the two would be left to the collector, which the analysis pauses)."""
+        start = self._start()
+        assert start is not None, "a walk outlived its start"
+        return start
+
+    def fork(self) -> Walk:
+        """A walk from this table on, with its own transposition table (for a bound)."""
+        other = object.__new__(Walk)
+        other.__dict__.update(self.__dict__)
+        other.hand = list(self.hand)
+        other.melds = list(self.melds)
+        other.line = []
+        other.nodes = 0
+        other.seen = set()
+        other._suits, other._ranks = list(self._suits), list(self._ranks)
+        return other
+
+    def _spend(self, cards: Sequence[int], sign: int) -> None:
+        """Take ``cards`` from the hand (sign -1) or give them back (+1), counts kept."""
+        hand, suits, ranks = self.hand, self._suits, self._ranks
+        for card in cards:
+            hand[card] += sign
+            if card == JOKER_CODE:
+                self._wilds += sign
+                continue
+            suits[SUIT_OF[card]] += sign
+            rank = RANK_OF[card]
+            ranks[rank] += sign
+            if rank == 2:
+                self._wilds += sign
+        self.size += sign * len(cards)
+
+    # --- small queries
+
+    def may_extend(self, meld: MeldState) -> bool:
+        return self.variant.lay_off_anyone or meld.side == self.side
+
+    def key(self, *extra: object) -> tuple[object, ...]:
+        """The table as a transposition key: the melds laid this turn sorted, so that the
+        same melds laid in another order are one table."""
+        existing = self.melds[: self.existing]
+        laid = sorted((m.shape, m.founding) for m in self.melds[self.existing:])
+        return (tuple(self.hand), tuple((m.shape, m.founding) for m in existing), tuple(laid), self.met, *extra)
+
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.nodes % BUDGET_EVERY == 0 and self.context.budget.spent():
+            raise SearchCut
+
+    def finish(self) -> None:
+        context = self.context
+        context.nodes += self.nodes
+        context.largest = max(context.largest, self.nodes)
+
+    # --- plays on the light table
+
+    def lay_off(self, index: int, play: LayOff) -> tuple[int, MeldState, bool, int]:
+        """Lay ``play`` off on melds[index]; returns what :meth:`undo` needs."""
+        meld = self.melds[index]
+        self._spend(play.laid, -1)
+        founding = meld.founding
+        if meld.shape.is_run and founding:
+            founding = moved_founding(founding, play)  # type: ignore[arg-type]
+        after = MeldState(meld.number, play.shape, meld.side, meld.owner, founding)
+        was_met, was_bonus = self.met, self.bonus
+        if meld.side == self.side:
+            self.bonus += self.meld_bonus(after) - self.meld_bonus(meld)
+        if not self.met and self.obligation is not None:
+            target = TableMeld(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
+            self.met = self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
+        self.melds[index] = after
+        self.line.append(add_action(self.seat, meld.number, play.tokens))
+        return index, meld, was_met, was_bonus
+
+    def undo_lay_off(self, play: LayOff, undo: tuple[int, MeldState, bool, int]) -> None:
+        index, meld, self.met, self.bonus = undo
+        self.melds[index] = meld
+        self._spend(play.laid, 1)
+        self.line.pop()
+
+    def meld(self, play: NewMeld) -> tuple[bool, int]:
+        self._spend(play.laid, -1)
+        was = (self.met, self.bonus)
+        meld = MeldState(len(self.melds) + 1, play.shape, self.side, self.seat, founding_of(play.shape))
+        self.bonus += self.meld_bonus(meld)
+        if not self.met and self.obligation is not None:
+            self.met = self.start.base.meld_meets_obligation(self.obligation, play.laid)
+        self.melds.append(meld)
+        self.line.append(meld_action(self.seat, play.tokens))
+        return was
+
+    def undo_meld(self, play: NewMeld, undo: tuple[bool, int]) -> None:
+        self.met, self.bonus = undo
+        self.melds.pop()
+        self._spend(play.laid, 1)
+        self.line.pop()
+
+    def meets_obligation_by_lay_off(self, meld: MeldState, play: LayOff) -> bool:
+        assert self.obligation is not None
+        target = TableMeld(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
+        return self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
+
+    # --- bounds from card counts
+
+    def counts(self) -> tuple[list[int], list[int], int]:
+        """The hand's cards of each suit (its 2 included: a natural 2 is of the suit), of
+        each rank, and its wilds: what the quick bounds below read (kept as plays go)."""
+        return list(self._suits), list(self._ranks), self._wilds
 
     def suit_bound(self, suit: int) -> int:
         """:meth:`bonus_bound` for plays on runs of ``suit`` only (the other melds as they are)."""
@@ -930,8 +970,10 @@ def best_canasta_line(
     if isinstance(start, HandState):
         start = Start.after(start)
     context = context or SearchContext(start.base.variant)
+    if start.bonus_bound(context) <= to_beat:
+        return None
     root = Walk.at(start, context)
-    if root.root_bonus_bound() <= to_beat or not root.may_meet_obligation():
+    if not root.may_meet_obligation():
         return None
     memo = context.canasta_lines
     base = start.base
@@ -1227,8 +1269,7 @@ def canasta_bound(start: Start, context: SearchContext, to_beat: int, *, quick: 
     bounds: False proves none can; ``quick``: by the cheaper one only.) The answer only
     grows with the cards in hand: a deeper take of the pile that cannot beat it proves
     no shallower one can."""
-    walk = Walk.at(start, context)
-    return walk.root_bonus_bound() > to_beat and (quick or walk.root_bound() > to_beat)
+    return start.bonus_bound(context) > to_beat and (quick or Walk.at(start, context).root_bound() > to_beat)
 
 
 def may_use_take(start: Start, context: SearchContext) -> bool:
