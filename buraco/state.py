@@ -293,7 +293,7 @@ class HandState:
             for card in cards:
                 counts[card] += 1
             self.hand_sizes[seat] = len(cards)
-        self.dead = [list(pile) for pile in dead]
+        self.dead = [tuple(pile) for pile in dead]  # piles are taken whole, never changed
         self.dead_total = len(self.dead)
         self.discard_pile: list[Card] = [discard] if discard is not None else []
         self.stock: list[Card] = list(reversed(stock)) if stock is not None else []  # top card last
@@ -325,7 +325,7 @@ class HandState:
         other.__dict__.update(self.__dict__)
         other.hands = [list(h) for h in self.hands]
         other.hand_sizes = list(self.hand_sizes)
-        other.dead = [list(p) for p in self.dead]
+        other.dead = list(self.dead)  # shared piles: taken whole, never changed
         other.discard_pile = list(self.discard_pile)
         other.stock = list(self.stock)
         other.seen = list(self.seen)
@@ -538,7 +538,10 @@ class HandState:
     def obligation_of_take(self, seat: int, count: int = 0) -> Obligation | None:
         """What taking ``count`` cards (0: the whole pile) would oblige ``seat`` to meld this
         turn, without taking them (the analysis weighs takes the player passed over)."""
+        pickup = self.variant.pickup
         pile = self.discard_pile
+        if pickup == "open" or (pickup == "dig" and count == 1):
+            return None  # as _obligation_of answers, without copying the pile and hand
         taken_count = count or len(pile)
         return self._obligation_of(tuple(pile[-taken_count:]), tuple(self.hands[seat]))
 

@@ -48,7 +48,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import add, itemgetter
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action, discard_action
@@ -358,11 +358,18 @@ class MeldState(NamedTuple):
 
 def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
     """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`), by
-    slices: a card's code is ``(rank - 1) * 4 + suit``, the joker's last."""
-    naturals = hand[:JOKER_CODE]
-    suits = [sum(naturals[0::4]), sum(naturals[1::4]), sum(naturals[2::4]), sum(naturals[3::4])]
-    by_four = iter(naturals)
-    ranks = [0, *map(sum, zip(by_four, by_four, by_four, by_four))]
+    slices: a card's code is ``(rank - 1) * 4 + suit``, the joker's last (each rank is
+    the four suits' slices added place by place, at C speed).
+
+    >>> hand = [0] * 53
+    >>> hand[0] = hand[4] = hand[5] = hand[52] = 1  # Ac, 2c, 2d, a joker
+    >>> suits, ranks, wilds = _counts_of(hand)
+    >>> suits, ranks[1], ranks[2], wilds
+    ([2, 1, 0, 0], 1, 2, 3)
+    """
+    clubs, diamonds, hearts, spades = hand[0:JOKER_CODE:4], hand[1:JOKER_CODE:4], hand[2:JOKER_CODE:4], hand[3:JOKER_CODE:4]
+    suits = [sum(clubs), sum(diamonds), sum(hearts), sum(spades)]
+    ranks = [0, *map(add, map(add, clubs, diamonds), map(add, hearts, spades))]
     return suits, ranks, hand[JOKER_CODE] + ranks[2]
 
 
