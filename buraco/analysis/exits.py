@@ -66,6 +66,8 @@ def best_exit(
     variant = base.variant
     if variant.out_needs_dead and base.dead and not base.dead_taken[side]:
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
+    if most_bonus and start.bonus_bound(context) <= bonus_to_beat:
+        return None  # no line from here, going out or not, holds more canasta bonus than that
     if not may_qualify(start.counted(context)):
         return None
     root = Walk.at(start, context)

@@ -150,3 +150,25 @@ def test_looking_ahead_past_cards_only_a_wild_can_place_leaves_no_better_exit(mo
     ]
     assert any(e is not None for e in plain)
     assert left > 0
+
+
+@pytest.mark.parametrize("variant_id,seed", [("abierto-sucio", 4), ("burraco-106", 2), ("cerrado", 3), ("brasil", 1)])
+def test_an_exit_for_more_canasta_bonus_is_sought_only_where_the_bound_allows_it(variant_id: str, seed: int) -> None:
+    """best_exit with ``most_bonus`` gives up at once where the bound from card counts on
+    any line's canasta bonus is no more than the bonus to beat: no exit of any table
+    holds more bonus than that bound, and where the bound allows it the exit is found."""
+    searched = 0
+    for table in play_steps(variant_id, seed):
+        context = SearchContext(table.variant)
+        start = Start.after(table)
+        most = best_exit(start, context, most_bonus=True)
+        bound = start.bonus_bound(context)
+        if most is None:
+            continue
+        searched += 1
+        assert most.bonus <= bound
+        assert best_exit(Start.after(table), SearchContext(table.variant), most_bonus=True, bonus_to_beat=bound) is None
+        if most.bonus > 0:
+            again = best_exit(Start.after(table), SearchContext(table.variant), most_bonus=True, bonus_to_beat=most.bonus - 1)
+            assert again is not None and again.bonus == most.bonus
+    assert searched
