@@ -54,7 +54,7 @@ from .search import (
 )
 
 
-@dataclass
+@dataclass(slots=True)  # one a turn of every hand judged
 class Turn:
     """One player's turn as it was played."""
 
