@@ -8,6 +8,7 @@ place 2). Also the run windows it is built on, against their definition."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import pytest
 
@@ -49,6 +50,22 @@ def best_reached(
         for card in play.laid:
             hand[card] += 1
     return best
+
+
+def melds_and_hands(texts: list[str], pool: str, sizes: tuple[int, ...], variant: Variant) -> Iterator[tuple[str, Shape, list[int]]]:
+    """Each of ``texts`` the rule set allows as a meld, with each hand of ``sizes`` cards
+    drawn from ``pool`` (as counts)."""
+    for text in texts:
+        try:
+            shape = run_of(text, variant)
+        except BuracoError:
+            continue  # not a meld this rule set allows
+        for size in sizes:
+            for cards in itertools.combinations(parse_cards(pool), size):
+                hand = [0] * CARD_KINDS
+                for card in cards:
+                    hand[card] += 1
+                yield text, shape, hand
 
 
 def counts(text: str) -> list[int]:
@@ -118,20 +135,11 @@ def test_the_bound_holds_every_lay_off_sequence(variant: Variant) -> None:
         runs += ["5h 6h JK 8h 9h", "Ah 2h 3h JK 5h 6h"]
         pool += " JK"
     checked = 0
-    for text in runs:
-        try:
-            shape = run_of(text, variant)
-        except BuracoError:
-            continue  # not a meld this rule set allows
+    for text, shape, hand in melds_and_hands(runs, pool, (1, 2, 3), variant):
         meld = MeldState(1, shape, 0, 1, founding_of(shape))
-        for size in (1, 2, 3):
-            for cards in itertools.combinations(parse_cards(pool), size):
-                hand = [0] * CARD_KINDS
-                for card in cards:
-                    hand[card] += 1
-                reached = best_reached(variant, proposals, shape, meld.founding, hand)
-                assert meld_bonus_bound(variant, meld, hand) >= reached, (text, [str(c) for c in cards])
-                checked += 1
+        reached = best_reached(variant, proposals, shape, meld.founding, hand)
+        assert meld_bonus_bound(variant, meld, hand) >= reached, (text, hand)
+        checked += 1
     assert checked > 1000
 
 
@@ -182,19 +190,13 @@ def test_a_dirty_canasta_whose_wild_is_not_its_suits_2_stays_dirty_whatever_the_
         pool += " 9d"
     dirty = canasta_bonus("dirty", variant)
     checked = 0
-    for text in melds:
-        try:
-            shape = run_of(text, variant)
-        except BuracoError:
-            continue  # not a meld this rule set allows
+    for text, shape, hand in melds_and_hands(melds, pool, (0, 1, 2, 3), variant):
         assert canasta_kind(shape, variant) == "dirty"
         meld = MeldState(1, shape, walk.side, walk.seat, founding_of(shape))
-        for size in (0, 1, 2, 3):
-            for cards in itertools.combinations(parse_cards(pool), size):
-                walk.hand = counts(" ".join(str(c) for c in cards))
-                assert walk.kind_bound(meld) == dirty == meld_bonus_bound(variant, meld, walk.hand), (text, cards)
-                assert best_reached(variant, proposals, shape, meld.founding, list(walk.hand)) == dirty, (text, cards)
-                checked += 1
+        walk.hand = hand
+        assert walk.kind_bound(meld) == dirty == meld_bonus_bound(variant, meld, hand), (text, hand)
+        assert best_reached(variant, proposals, shape, meld.founding, list(hand)) == dirty, (text, hand)
+        checked += 1
     assert checked >= 84  # two runs every rule set allows, 42 hands each
     if variant.wild_move != "fixed":
         shape = run_of("4h 5h 6h 7h 8h 2h Th Jh", variant)
