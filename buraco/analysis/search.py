@@ -495,7 +495,6 @@ class CountedTable:
         return total + self.new_bound(counts)
 
 
-
 class Walk(CountedTable):
     """The state of a search: the hand, the melds, the line so far; plays done and undone."""
 
