@@ -98,7 +98,8 @@ UNLIMITED: Final = Budget()
 
 class SearchContext:
     """What the searches of one analysis share: the remembered proposals of its rule
-    set, the CPU budget, and how many tables the searches visited (for the bench)."""
+    set, bounds and searches (forgotten as each hand is judged, :meth:`forget_hand`), the
+    CPU budget, and how many tables the searches visited (for the bench)."""
 
     def __init__(self, variant: Variant, budget: Budget = UNLIMITED) -> None:
         self.variant = variant
@@ -127,7 +128,7 @@ class SearchContext:
         per table: :func:`~buraco.analysis.turns.played_turns` reads each turn's table as
         it copies it, and the turn's searches, which all start from it, find it here (the
         entry keeps the table alive: its id is not reused). Enough tables are kept for the
-        turns of a long hand (:meth:`forget_tables` drops them). The melds known already
+        turns of a long hand (:meth:`forget_hand` drops them). The melds known already
         are looked up all at once (a look-up per meld at C speed); the rest are read."""
         found = self._tables.get(id(base))
         if found is None or found[0] is not base:
@@ -149,13 +150,21 @@ class SearchContext:
             found = self._tables[id(base)] = (base, cast(tuple[MeldState, ...], melds), tuple(bonuses))
         return found
 
-    def forget_tables(self) -> None:
-        """Drop the tables and melds read: a hand judged, none of them comes back (a new
-        hand deals new tables and melds), and kept they would only be more for the cycle
-        collector to walk when it resumes."""
+    def forget_hand(self) -> None:
+        """Drop what the searches of a judged hand learned: the tables and melds read, the
+        bounds, proposals and searches remembered. A new hand deals new hands and melds,
+        so little of it would come back; kept, it grew with every hand of a match, and the
+        cycle collector walked all of it after each hand (abierto's 150 hands: 6% to 11%
+        less CPU time without it, docs/benchmarks.md, ninth round)."""
         self._tables.clear()
         self._light_melds.clear()
         self._canastas.clear()
+        self._kind_bounds.clear()
+        self._new_bounds.clear()
+        self._suit_gains.clear()
+        self.exits.clear()
+        self.canasta_lines.clear()
+        self.proposals = Proposals(self.variant)
 
     def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
         """The melds of a table as a search keeps them, read once per table (a turn's

@@ -201,7 +201,7 @@ def _judge_hand(
     try:
         return judge.findings(), judge.unsearched
     finally:
-        context.forget_tables()
+        context.forget_hand()
 
 
 # --- one turn's chance --------------------------------------------------------------------
