@@ -714,7 +714,10 @@ def _wild_spot(
         return spot
     if not ends:
         raise IllegalActionError("the run is complete: the wild has nowhere to go")
-    default = _displaced_wild_end(low, high, variant) if displaced_table_wild else high + 1 if high + 1 <= 14 else low - 1
+    if displaced_table_wild:
+        default = _displaced_wild_end(low, high, variant)
+    else:
+        default = high + 1 if high + 1 <= 14 else low - 1
     named = 0
     if token.place != NO_PLACE:
         named = next((p for p in ends if card_of(p, suit) == token.place), 0)

@@ -525,29 +525,26 @@ class HandState:
         pile = self.discard_pile
         taken_count = count or len(pile)
         taken = tuple(pile[-taken_count:])
-        before = tuple(self.hands[seat])
+        self.obligation = self._obligation_of(taken, self.hands[seat])  # the hand before the pick-up
         del pile[-taken_count:]
         counts = self.hands[seat]
         for card in taken:
             counts[card] += 1
         self.hand_sizes[seat] += taken_count
-        self.obligation = self._obligation_of(taken, before)
         self._start_playing(seat)
         return self._log(Took(seat, taken))
 
     def obligation_of_take(self, seat: int, count: int = 0) -> Obligation | None:
         """What taking ``count`` cards (0: the whole pile) would oblige ``seat`` to meld this
         turn, without taking them (the analysis weighs takes the player passed over)."""
-        pickup = self.variant.pickup
         pile = self.discard_pile
-        if pickup == "open" or (pickup == "dig" and count == 1):
-            return None  # as _obligation_of answers, without copying the pile and hand
-        taken_count = count or len(pile)
-        return self._obligation_of(tuple(pile[-taken_count:]), tuple(self.hands[seat]))
+        return self._obligation_of(pile[-(count or len(pile)):], self.hands[seat])
 
-    def _obligation_of(self, taken: tuple[Card, ...], before: tuple[int, ...]) -> Obligation | None:
+    def _obligation_of(self, taken: Sequence[Card], hand: Sequence[int]) -> Obligation | None:
+        """What taking ``taken`` with ``hand`` held before it obliges (the hand is copied
+        only where the obligation keeps it: ``use-top``)."""
         if self.variant.pickup == "use-top":
-            return Obligation(taken[-1], before, len(self.melds))
+            return Obligation(taken[-1], tuple(hand), len(self.melds))
         if self.variant.pickup == "dig" and len(taken) > 1:
             return Obligation(taken[0], (), len(self.melds))
         return None
