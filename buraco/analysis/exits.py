@@ -40,7 +40,7 @@ from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
 from .proposals import LayOff, NewMeld
-from .search import RUN_PLACE_COUNTS, CountedTable, Exit, MeldState, SearchContext, Start, Walk, margin_of, side_bonus
+from .search import RUN_PLACE_COUNTS, Exit, MeldState, SearchContext, Start, Walk, margin_of, side_bonus
 
 
 def best_exit(
@@ -68,7 +68,7 @@ def best_exit(
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
     if most_bonus and start.bonus_bound(context) <= bonus_to_beat:
         return None  # no line from here, going out or not, holds more canasta bonus than that
-    if not may_qualify(start.counted(context)):
+    if not start.counted(context).may_qualify():
         return None
     root = Walk.at(start, context)
     search = _ExitSearch(root, most_bonus, bonus_to_beat, margin_to_beat)
@@ -131,7 +131,7 @@ def may_go_out(start: Start, context: SearchContext) -> bool:
     side = base.side_of[start.seat]
     if base.variant.out_needs_dead and base.dead and not base.dead_taken[side]:
         return False
-    return may_qualify(start.counted(context))
+    return start.counted(context).may_qualify()
 
 
 def exit_bound(start: Start, context: SearchContext) -> int:
@@ -140,25 +140,6 @@ def exit_bound(start: Start, context: SearchContext) -> int:
     search = _ExitSearch(Walk.at(start, context), False)
     search.prepare()
     return search.margin_bound(-1)
-
-
-def may_qualify(table: CountedTable) -> bool:
-    """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one
-    on the table, or could the cards in hand make one? (By the bounds: a meld of the
-    player's whose bound reaches the kind needed, or a new canasta whose own bound
-    does: three dirty canastas to be had do not make the clean one asked for.)"""
-    variant = table.variant
-    need = canasta_bonus(CLEAN, variant) if variant.out_needs_clean else canasta_bonus(DIRTY, variant)
-    counts = (table._suits, table._ranks, table._wilds)  # read, not changed
-    for meld in table.melds:
-        if meld.side != table.side or (variant.lay_off_anyone and meld.owner != table.seat):
-            continue
-        kind = canasta_kind(meld.shape, variant, meld.founding)
-        if kind is not None and (kind != DIRTY or not variant.out_needs_clean):
-            return True
-        if table.could_grow_to_canasta(meld, *counts) and table.kind_bound(meld) >= need:
-            return True
-    return table.new_bound(counts, single=True) >= need
 
 
 class _ExitSearch:
@@ -229,8 +210,8 @@ class _ExitSearch:
         return self.own_constant - (max(self.others) - self.spoil if self.others else 0)
 
     def may_qualify(self) -> bool:
-        """:func:`may_qualify` at the table the walk stands at."""
-        return may_qualify(self.walk)
+        """:meth:`~.search.CountedTable.may_qualify` at the table the walk stands at."""
+        return self.walk.may_qualify()
 
     def holds_two_dead_cards(self) -> bool:
         """Does the hand hold two cards (two copies of one card count as two) that no new

@@ -296,14 +296,14 @@ class Start:
             object.__setattr__(self, "_counts", found)
         return found
 
-    def counted(self, context: SearchContext) -> CountedTable:
+    def counted(self, context: SearchContext) -> StartTable:
         """The hand against the table here, as the bounds from card counts read it: made
         once per start, lighter than a :class:`Walk` (most turns' searches end on these
         bounds, and need no walk)."""
-        found: CountedTable | None = self.__dict__.get("_counted")
+        found: StartTable | None = self.__dict__.get("_counted")
         if found is None or found.context is not context:
             base = self.base
-            found = object.__new__(CountedTable)
+            found = object.__new__(StartTable)
             found.context, found.variant, found.seat, found.side = context, base.variant, self.seat, base.side_of[self.seat]
             found.melds, found.hand, found.size = context.melds_of(base), self.hand, sum(self.hand)
             found._suits, found._ranks, found._wilds = self.counts()
@@ -313,10 +313,7 @@ class Start:
     def bonus_bound(self, context: SearchContext) -> int:
         """The bound from card counts on the canasta bonus the side could hold once any line
         from here is played (:meth:`CountedTable.bonus_bound` at this table), once per start."""
-        counted = self.counted(context)
-        if counted.start_bonus_bound is None:
-            counted.start_bonus_bound = counted.bonus_bound()
-        return counted.start_bonus_bound
+        return self.counted(context).bonus_bound()
 
     def replay(self, line: Sequence[Action]) -> HandState | None:
         """The table after the draw step and ``line``, each action judged by the engine;
@@ -405,7 +402,6 @@ class CountedTable:
     _suits: list[int]
     _ranks: list[int]
     _wilds: int
-    start_bonus_bound: int | None = None  # Start.bonus_bound, once worked out
 
     def meld_bonus(self, meld: MeldState) -> int:
         return canasta_bonus(canasta_kind(meld.shape, self.variant, meld.founding), self.variant)
@@ -455,6 +451,12 @@ class CountedTable:
         going out asks for is one canasta of a kind, not a sum of several)."""
         if self.size < 7:
             return 0
+        return self._added_up(self.new_groups(counts), single)
+
+    def new_groups(self, counts: tuple[list[int], list[int], int] | None = None) -> list[tuple[int, int]]:
+        """The new canastas the hand could lay, as (a bonus, how many could have it):
+        the runs suit by suit (:func:`new_run_groups`), then the sets (the hand holds at
+        least seven cards; see :meth:`new_bound`)."""
         suits, ranks, wilds = counts or (self._suits, self._ranks, self._wilds)
         groups: list[tuple[int, int]] = []
         bounds = self.context._new_bounds
@@ -473,6 +475,9 @@ class CountedTable:
                 naturals = ranks[rank]
                 if naturals + min(1, wilds) >= 7:
                     groups.append((canasta_bonus(CLEAN if naturals >= 7 else DIRTY, variant), 1))
+        return groups
+
+    def _added_up(self, groups: list[tuple[int, int]], single: bool) -> int:
         if not groups:
             return 0
         if single:
@@ -502,6 +507,79 @@ class CountedTable:
             if longest >= 7:
                 total += self.kind_bound(meld, projections)
         return total + self.new_bound(counts)
+
+    def may_qualify(self) -> bool:
+        """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one
+        on the table, or could the cards in hand make one? (By the bounds: a meld of the
+        player's whose bound reaches the kind needed, or a new canasta whose own bound
+        does: three dirty canastas to be had do not make the clean one asked for.)"""
+        variant = self.variant
+        need = canasta_bonus(CLEAN, variant) if variant.out_needs_clean else canasta_bonus(DIRTY, variant)
+        counts = (self._suits, self._ranks, self._wilds)  # read, not changed
+        for meld in self.melds:
+            if meld.side != self.side or (variant.lay_off_anyone and meld.owner != self.seat):
+                continue
+            kind = canasta_kind(meld.shape, variant, meld.founding)
+            if kind is not None and (kind != DIRTY or not variant.out_needs_clean):
+                return True
+            if self.could_grow_to_canasta(meld, *counts) and self.kind_bound(meld) >= need:
+                return True
+        return self.new_bound(counts, single=True) >= need
+
+
+class StartTable(CountedTable):
+    """The :class:`CountedTable` of a :class:`Start`, which never changes: its bounds are
+    worked out once, meld by meld, and shared by the canasta bound and going out's quick
+    test (a turn asks both of its two starts)."""
+
+    _meld_bounds: list[tuple[MeldState, int]] | None = None
+    _groups: list[tuple[int, int]] | None = None
+    _bonus_bound: int | None = None
+
+    def meld_bounds(self) -> list[tuple[MeldState, int]]:
+        """The side's melds that could hold seven cards, each with its :meth:`kind_bound`."""
+        found = self._meld_bounds
+        if found is None:
+            found = self._meld_bounds = []
+            suits, ranks, wilds, side = self._suits, self._ranks, self._wilds, self.side
+            set_max = self.variant.set_max
+            projections: dict[int, tuple[int, ...]] = {}
+            for meld in self.melds:
+                if meld.side != side:
+                    continue
+                # could_grow_to_canasta, inline (as in CountedTable.bonus_bound)
+                shape = meld.shape
+                longest = len(shape.cards) + (suits[shape.suit] if shape.is_run else ranks[shape.rank]) + (1 if wilds and shape.wild_index < 0 else 0)
+                if not shape.is_run and set_max is not None:
+                    longest = min(longest, set_max)
+                if longest >= 7:
+                    found.append((meld, self.kind_bound(meld, projections)))
+        return found
+
+    def new_groups(self, counts: tuple[list[int], list[int], int] | None = None) -> list[tuple[int, int]]:
+        if counts is not None:  # other counts than the start's
+            return super().new_groups(counts)
+        if self._groups is None:
+            self._groups = super().new_groups()
+        return self._groups
+
+    def bonus_bound(self) -> int:
+        if self._bonus_bound is None:
+            self._bonus_bound = sum(bound for _, bound in self.meld_bounds()) + self.new_bound()
+        return self._bonus_bound
+
+    def may_qualify(self) -> bool:
+        # A canasta on the table that going out may count on is bounded at its own bonus
+        # at least, which is at least the bonus needed (every rule set's bonuses rise from
+        # dirty to clean to the runs of aces: tests/engine/analysis/test_bonus_bounds.py),
+        # so the bounds alone answer.
+        variant = self.variant
+        need = canasta_bonus(CLEAN, variant) if variant.out_needs_clean else canasta_bonus(DIRTY, variant)
+        anyone = variant.lay_off_anyone
+        for meld, bound in self.meld_bounds():
+            if bound >= need and (not anyone or meld.owner == self.seat):
+                return True
+        return self.new_bound(single=True) >= need
 
 
 class Walk(CountedTable):
@@ -1317,7 +1395,7 @@ def most_canasta_bonus(start: Start, context: SearchContext) -> int:
 
 
 __all__ = [
-    "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "best_canasta_line", "canasta_bound", "ending_discard",
+    "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "StartTable", "best_canasta_line", "canasta_bound", "ending_discard",
     "margin_of", "may_use_take", "most_canasta_bonus", "side_bonus",
 ]
 

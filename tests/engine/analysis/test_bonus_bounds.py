@@ -12,8 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from buraco.analysis import turns as turns_module
 from buraco.analysis.proposals import Proposals
-from buraco.analysis.search import MeldState, SearchContext, Start, Walk, meld_bonus_bound
+from buraco.analysis.search import CountedTable, MeldState, SearchContext, Start, Walk, meld_bonus_bound
+from buraco.analysis.turns import played_turns
 from buraco.cards import CARD_KINDS, parse_cards
 from buraco.errors import BuracoError
 from buraco.melds import CardToken, Shape, canasta_bonus, canasta_kind, founding_of, moved_founding, resolve_meld
@@ -203,3 +205,40 @@ def test_a_dirty_canasta_whose_wild_is_not_its_suits_2_stays_dirty_whatever_the_
         meld = MeldState(1, shape, walk.side, walk.seat, founding_of(shape))
         walk.hand = counts("9h 3h")
         assert walk.kind_bound(meld) == canasta_bonus("clean", variant) == best_reached(variant, proposals, shape, meld.founding, list(walk.hand))
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
+def test_the_bonuses_rise_from_dirty_to_clean_to_the_runs_of_aces(variant: Variant) -> None:
+    """What ``StartTable.may_qualify`` rests on: a canasta going out may count on is
+    bounded at its own bonus at least, and that is at least the bonus going out needs."""
+    need = variant.bonus_clean if variant.out_needs_clean else variant.bonus_dirty
+    assert variant.bonus_dirty <= variant.bonus_clean
+    for kind in ("clean", "ace-to-king", "ace-to-ace"):
+        bonus = {"clean": variant.bonus_clean, "ace-to-king": variant.bonus_ace_to_king, "ace-to-ace": variant.bonus_ace_to_ace}[kind]
+        assert bonus == 0 or bonus >= need, kind
+    if not variant.out_needs_clean:
+        assert variant.bonus_dirty >= need
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
+def test_a_starts_bounds_worked_out_once_agree_with_the_walks(variant: Variant) -> None:
+    """A start's table answers the canasta bound and going out's quick test from its meld
+    bounds worked out once; a walk at the same table works them out meld by meld as plays
+    go. Both at every turn's start of a played match, and at every take passed over."""
+    record = play_match(variant.id, players=2, hands=2, seed=11)
+    context = SearchContext(variant)
+    compared = qualified = 0
+    for index in range(len(record.hands)):
+        played = played_turns(record, index, context)
+        for turn in played.turns:
+            judge = turns_module._HandJudge(record, index, played, context)
+            for start in (turn.start(), *(start for start, _ in judge.takes(turn))):
+                table = start.counted(context)
+                walk = Walk(start, context)  # not Walk.at: a walk of its own, nothing read yet
+                assert table.bonus_bound() == CountedTable.bonus_bound(walk)
+                assert table.may_qualify() == CountedTable.may_qualify(walk)
+                assert table.new_bound(single=True) == CountedTable.new_bound(walk, single=True)
+                compared += 1
+                qualified += table.may_qualify()
+        context.forget_hand()
+    assert compared >= 100 and 0 < qualified < compared
