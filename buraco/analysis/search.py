@@ -491,22 +491,43 @@ class CountedTable:
         played: each meld of the side at its own bound, plus new canastas at theirs. Sound
         because each bound assumes every card of the hand available to it, and cards one
         play spends are not available to another."""
-        suits, ranks, wilds = counts = (self._suits, self._ranks, self._wilds)  # read, not changed
+        return self._side_bounds(None) + self.new_bound()
+
+    def _side_bounds(self, into: list[tuple[MeldState, int]] | None) -> int:
+        """The sum of :meth:`kind_bound` over the side's melds that could hold seven cards,
+        each (meld, bound) added to ``into`` where given. Asked at every table a search
+        visits: :meth:`could_grow_to_canasta` and the remembered bound are read inline."""
+        suits, ranks, wilds = self._suits, self._ranks, self._wilds
         total = 0
         side = self.side
-        set_max = self.variant.set_max
+        set_max, dirty = self.variant.set_max, self.variant.bonus_dirty
+        hand = self.hand
+        remembered = self.context._kind_bounds
         projections: dict[int, tuple[int, ...]] = {}
         for meld in self.melds:
             if meld.side != side:
                 continue
-            # could_grow_to_canasta, inline
             shape = meld.shape
-            longest = len(shape.cards) + (suits[shape.suit] if shape.is_run else ranks[shape.rank]) + (1 if wilds and shape.wild_index < 0 else 0)
-            if not shape.is_run and set_max is not None:
+            is_run = shape.is_run
+            longest = len(shape.cards) + (suits[shape.suit] if is_run else ranks[shape.rank]) + (1 if wilds and shape.wild_index < 0 else 0)
+            if not is_run and set_max is not None:
                 longest = min(longest, set_max)
-            if longest >= 7:
-                total += self.kind_bound(meld, projections)
-        return total + self.new_bound(counts)
+            if longest < 7:
+                continue
+            wild_index = shape.wild_index
+            if wild_index >= 0 and len(shape.cards) >= 7 and not (is_run and shape.cards[wild_index] == shape.suit + 4):
+                bound = dirty  # a dirty canasta that stays dirty, as kind_bound answers it
+            else:
+                slot = shape.suit if is_run else 4 + shape.rank
+                projection = projections.get(slot)
+                if projection is None:
+                    projection = projections[slot] = RUN_PROJECTIONS[shape.suit](hand) if is_run else SET_PROJECTIONS[shape.rank](hand)
+                known = remembered.get((shape, meld.founding, projection))
+                bound = self.kind_bound(meld, projections) if known is None else known
+            total += bound
+            if into is not None:
+                into.append((meld, bound))
+        return total
 
     def may_qualify(self) -> bool:
         """Going out needs a canasta (clean in some sets; in ``brasil`` one's own): is one
@@ -535,25 +556,14 @@ class StartTable(CountedTable):
     _meld_bounds: list[tuple[MeldState, int]] | None = None
     _groups: list[tuple[int, int]] | None = None
     _bonus_bound: int | None = None
+    _side_total = 0  # the sum of the meld bounds
 
     def meld_bounds(self) -> list[tuple[MeldState, int]]:
         """The side's melds that could hold seven cards, each with its :meth:`kind_bound`."""
         found = self._meld_bounds
         if found is None:
             found = self._meld_bounds = []
-            suits, ranks, wilds, side = self._suits, self._ranks, self._wilds, self.side
-            set_max = self.variant.set_max
-            projections: dict[int, tuple[int, ...]] = {}
-            for meld in self.melds:
-                if meld.side != side:
-                    continue
-                # could_grow_to_canasta, inline (as in CountedTable.bonus_bound)
-                shape = meld.shape
-                longest = len(shape.cards) + (suits[shape.suit] if shape.is_run else ranks[shape.rank]) + (1 if wilds and shape.wild_index < 0 else 0)
-                if not shape.is_run and set_max is not None:
-                    longest = min(longest, set_max)
-                if longest >= 7:
-                    found.append((meld, self.kind_bound(meld, projections)))
+            self._side_total = self._side_bounds(found)
         return found
 
     def new_groups(self, counts: tuple[list[int], list[int], int] | None = None) -> list[tuple[int, int]]:
@@ -565,7 +575,8 @@ class StartTable(CountedTable):
 
     def bonus_bound(self) -> int:
         if self._bonus_bound is None:
-            self._bonus_bound = sum(bound for _, bound in self.meld_bounds()) + self.new_bound()
+            self.meld_bounds()
+            self._bonus_bound = self._side_total + self.new_bound()
         return self._bonus_bound
 
     def may_qualify(self) -> bool:
