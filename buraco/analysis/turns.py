@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..actions import DISCARD, DRAW, TAKE, Action
+from ..actions import DISCARD, DRAW, TAKE, Action, draw_action, take_action
 from ..cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
 from ..errors import BuracoError
 from ..melds import IS_WILD_KIND, CardToken, Shape, canasta_bonus, resolve_add
@@ -136,9 +136,9 @@ def played_turns(record: Record, index: int, context: SearchContext | None = Non
         if starts:
             took: tuple[Card, ...] = ()
             if isinstance(operation, Drew):
-                written = Action(seat, DRAW, (operation.card,), (), 0, 0, f"p{seat} draw {CARD_TEXT[operation.card]}")
+                written = draw_action(seat, operation.card)
             else:
-                written = action._replace(text=action.canonical())
+                written = take_action(seat, action.depth)  # the canonical text of a take
                 if isinstance(operation, Took):
                     took = operation.cards
             current = Turn(seat, ply, written, before, took)
