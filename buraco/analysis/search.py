@@ -451,7 +451,14 @@ class CountedTable:
         going out asks for is one canasta of a kind, not a sum of several)."""
         if self.size < 7:
             return 0
-        return self._added_up(self.new_groups(counts), single)
+        groups = self.new_groups(counts)
+        if not groups:
+            return 0
+        if single:
+            return max(bonus for bonus, _ in groups)
+        most = self.size // 7  # a canasta holds at least 7 cards of the hand
+        bonuses = sorted((bonus for bonus, count in groups for _ in range(count)), reverse=True)
+        return sum(bonuses[:most])
 
     def new_groups(self, counts: tuple[list[int], list[int], int] | None = None) -> list[tuple[int, int]]:
         """The new canastas the hand could lay, as (a bonus, how many could have it):
@@ -476,15 +483,6 @@ class CountedTable:
                 if naturals + min(1, wilds) >= 7:
                     groups.append((canasta_bonus(CLEAN if naturals >= 7 else DIRTY, variant), 1))
         return groups
-
-    def _added_up(self, groups: list[tuple[int, int]], single: bool) -> int:
-        if not groups:
-            return 0
-        if single:
-            return max(bonus for bonus, _ in groups)
-        most = self.size // 7  # a canasta holds at least 7 cards of the hand
-        bonuses = sorted((bonus for bonus, count in groups for _ in range(count)), reverse=True)
-        return sum(bonuses[:most])
 
     def bonus_bound(self) -> int:
         """A bound on the canasta bonus the side could hold once any line from here is
