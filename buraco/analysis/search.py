@@ -1079,20 +1079,60 @@ def best_canasta_line(
     """
     if isinstance(start, HandState):
         start = Start.after(start)
+    return canasta_lines_above(start, prefer_discard, to_beat, to_beat, context).line
+
+
+class CanastaAnswer(NamedTuple):
+    """What :func:`canasta_lines_above` found."""
+
+    line: Line | None  # the best line holding more than the floor (the shortest of equals)
+    opener: Line | None  # the first line found holding more than ``to_beat``
+
+    @property
+    def open(self) -> bool:
+        """Does some line hold more than ``to_beat``?"""
+        return self.opener is not None
+
+
+NOTHING_ABOVE: Final = CanastaAnswer(None, None)
+
+
+def canasta_lines_above(
+    start: Start, prefer_discard: int | None, to_beat: int, floor: int, context: SearchContext | None = None
+) -> CanastaAnswer:
+    """:func:`best_canasta_line` for a caller that needs the best line only where it holds
+    more than ``floor`` (at least ``to_beat``), and otherwise only whether any line holds
+    more than ``to_beat``: once a line proves that, the search leaves every branch whose
+    bound is not above ``floor``. (A run of turns with one chance open needs each later
+    turn's line only where it is worth more than the run's best so far.)
+
+    >>> from buraco.selfplay import play_match
+    >>> from buraco.analysis.turns import played_turns
+    >>> record = play_match("cerrado", players=2, hands=1, seed=3)
+    >>> context = SearchContext(record.rules)
+    >>> start = next(s for s in (t.start() for t in played_turns(record, 0).turns)
+    ...              if best_canasta_line(s, None, -1, context) is not None)
+    >>> best = best_canasta_line(start, None, -1, context)
+    >>> above = canasta_lines_above(start, None, -1, best.bonus, context)
+    >>> above.line is None, above.open
+    (True, True)
+    >>> canasta_lines_above(start, None, -1, best.bonus - 1, context).line.bonus == best.bonus
+    True
+    """
     context = context or SearchContext(start.base.variant)
     if start.bonus_bound(context) <= to_beat:
-        return None
+        return NOTHING_ABOVE
     root = Walk.at(start, context)
     if not root.may_meet_obligation():
-        return None
+        return NOTHING_ABOVE
     memo = context.canasta_lines
     base = start.base
-    key = (prefer_discard, to_beat, start.seat, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(base.variant))
+    key = (prefer_discard, to_beat, floor, start.seat, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(base.variant))
     remembered = memo.get(key)
     if remembered is not None:
-        recalled = _recall_line(start, prefer_discard, remembered)
+        recalled = _recall_lines(start, prefer_discard, to_beat, remembered)
         if recalled is not None:
-            return recalled[0]
+            return recalled
     # The suit-by-suit bound is dear and seldom refuses a table the bound from card counts
     # let through: where no take's bound worked it out already, the search caps its lines
     # at the card-count bound once it finds one (before that a cap tightens no branch, see
@@ -1100,9 +1140,9 @@ def best_canasta_line(
     # CAP_AFTER tables later: most searches have ended by then.
     cap = root._root_bound
     if cap is not None and cap <= to_beat:
-        return None
+        return NOTHING_ABOVE
     walk = root.fork()
-    search = _CanastaSearch(walk, prefer_discard, to_beat)
+    search = _CanastaSearch(walk, prefer_discard, to_beat, floor)
     if cap is None:
         search.cap_unknown = True
     else:
@@ -1114,7 +1154,7 @@ def best_canasta_line(
     if len(memo) >= CANASTA_MEMO_SIZE:
         memo.clear()
     memo[key] = _RememberedLines(tuple(search.offers), search.best_offer)
-    return search.best
+    return CanastaAnswer(search.best, search.opener)
 
 
 CAP_AFTER: Final = 16  # tables a canasta search walks past its first line before it asks for the dear bound
@@ -1124,7 +1164,7 @@ CANASTA_MEMO_SIZE: Final = 512  # canasta searches a context remembers (then it 
 class _RememberedLines(NamedTuple):
     """A canasta search as :func:`best_canasta_line` remembers it, under its light table
     (the hand, the pile's obligation, the seat, the melds, how many sides, the rule set,
-    the discard preferred and what it is asked to beat): each line it offered the engine,
+    the discard preferred, what it is asked to beat and its floor): each line it offered the engine,
     with the engine's verdict (the line as ended and its bonus, or None: refused), and
     which one it kept. The search reads of its start only the light table, through the
     context's bounds and proposals (functions of their keys), and the engine's verdicts,
@@ -1135,20 +1175,23 @@ class _RememberedLines(NamedTuple):
     best: int  # the index in ``offers`` of the line kept, -1 for none
 
 
-def _recall_line(start: Start, prefer: int | None, remembered: _RememberedLines) -> tuple[Line | None] | None:
-    """The answer of a search from ``start`` when it would go as ``remembered`` went, in a
-    1-tuple; None when it might not (then search)."""
+def _recall_lines(start: Start, prefer: int | None, to_beat: int, remembered: _RememberedLines) -> CanastaAnswer | None:
+    """The answer of a search from ``start`` when it would go as ``remembered`` went; None
+    when it might not (then search)."""
     found: Line | None = None
+    opener: Line | None = None
     for number, (line, verdict) in enumerate(remembered.offers):
-        ended = _ended_line(start, line, prefer)
+        ended = ended_line(start, line, prefer)
         if (None if ended is None else (ended.actions, ended.bonus)) != verdict:
             return None
+        if opener is None and ended is not None and ended.bonus > to_beat:
+            opener = ended
         if number == remembered.best:
             found = ended
-    return (found,)
+    return CanastaAnswer(found, opener)
 
 
-def _ended_line(start: Start, line: Sequence[Action], prefer: int | None) -> Line | None:
+def ended_line(start: Start, line: Sequence[Action], prefer: int | None) -> Line | None:
     """``line`` replayed by the engine from ``start`` and ended by a discard (``prefer``
     where legal), with the side's canasta bonus then; None if the engine refuses it, it
     would go on with a dead pile's unknown cards, or it ends the hand otherwise than by
@@ -1171,10 +1214,13 @@ def _ended_line(start: Start, line: Sequence[Action], prefer: int | None) -> Lin
 
 
 class _CanastaSearch:
-    def __init__(self, walk: Walk, prefer: int | None, to_beat: int) -> None:
+    def __init__(self, walk: Walk, prefer: int | None, to_beat: int, floor: int | None = None) -> None:
         self.walk = walk
         self.prefer = prefer
         self.to_beat = to_beat
+        self.floor = to_beat if floor is None else floor  # the lines kept hold more
+        self.opener: Line | None = None  # the first line found holding more than to_beat
+        self.need = to_beat  # what a line must hold more than to be worth walking to: the floor once opened
         self.best: Line | None = None
         self.relaxed = False  # only the most bonus of any table reached, lines not ended
         self.suit: int | None = None  # relaxed, and plays on runs of this suit only
@@ -1214,14 +1260,14 @@ class _CanastaSearch:
                 self.most = max(self.most, walk.bonus)
             if bound <= self.most:
                 return
-        elif bound <= self.to_beat:
+        elif bound <= self.need:
             return
         best = self.best
         if best is not None and (bound < best.bonus or (bound == best.bonus and len(walk.line) + 1 >= len(best.actions))):
             return  # no line from here holds more, nor as much in fewer actions
         if not self.relaxed:
             if walk.met:
-                if walk.bonus > self.to_beat and (best is None or walk.bonus > best.bonus or (walk.bonus == best.bonus and len(walk.line) + 1 < len(best.actions))):
+                if walk.bonus > self.need and (best is None or walk.bonus > best.bonus or (walk.bonus == best.bonus and len(walk.line) + 1 < len(best.actions))):
                     self.end_here()
             elif walk.obligation is not None:
                 self.end_meeting_obligation()
@@ -1269,26 +1315,31 @@ class _CanastaSearch:
         light table's, and the ending adds a discard or nothing: so not when it holds less
         than the best, or as much in as many actions.) Asked before the engine replays it."""
         walk, best = self.walk, self.best
-        if walk.bonus <= self.to_beat:
+        if walk.bonus <= self.need:
             return False
         return best is None or walk.bonus > best.bonus or (walk.bonus == best.bonus and len(walk.line) < len(best.actions))
 
     def end_here(self) -> None:
         """Offer the line so far, ended by the discard: replayed by the engine."""
         walk = self.walk
-        ended = _ended_line(walk.start, walk.line, self.prefer)
+        ended = ended_line(walk.start, walk.line, self.prefer)
         self.offers.append((tuple(walk.line), None if ended is None else (ended.actions, ended.bonus)))
         if ended is None:
             return
         bonus, line = ended.bonus, ended.actions
-        best = self.best
-        if bonus > self.to_beat and (best is None or bonus > best.bonus or (bonus == best.bonus and len(line) < len(best.actions))):
-            self.best = ended
-            self.best_offer = len(self.offers) - 1
+        if bonus <= self.to_beat:
+            return
+        if self.opener is None:
+            self.opener = ended
+            self.need = self.floor
             if self.cap_unknown:
                 self.cap_unknown = False
                 self.cap = walk.root_bonus_bound()
                 self.cap_due = walk.nodes + CAP_AFTER
+        best = self.best
+        if bonus > self.floor and (best is None or bonus > best.bonus or (bonus == best.bonus and len(line) < len(best.actions))):
+            self.best = ended
+            self.best_offer = len(self.offers) - 1
 
     def plays(self) -> list[tuple[str, int, LayOff | NewMeld]]:
         """Plays raising the side's canasta bonus, most raising first, and while a card
@@ -1404,7 +1455,8 @@ def most_canasta_bonus(start: Start, context: SearchContext) -> int:
 
 
 __all__ = [
-    "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "StartTable", "best_canasta_line", "canasta_bound", "ending_discard",
+    "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "StartTable", "best_canasta_line", "canasta_bound", "canasta_lines_above", "CanastaAnswer",
+    "ended_line", "ending_discard",
     "margin_of", "may_use_take", "most_canasta_bonus", "side_bonus",
 ]
 

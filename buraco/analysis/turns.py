@@ -14,7 +14,8 @@ the chance later in the hand gives its outcome and severity.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..actions import DISCARD, DRAW, TAKE, Action, draw_action, take_action
@@ -47,8 +48,9 @@ from .search import (
     SearchContext,
     SearchCut,
     Start,
-    best_canasta_line,
     canasta_bound,
+    canasta_lines_above,
+    ended_line,
     margin_of,
     may_use_take,
 )
@@ -215,12 +217,20 @@ class Chance:
 
     position: int  # in PlayedHand.turns
     ply: int
-    points: int | None  # None: nothing better, the chance was not open
+    points: int | None  # None: open, but worth no more than its run's best so far (see below)
     witness: tuple[Action, ...]
     message: str
     table: HandState  # the table once the witness is played
     start: HandState  # the table the witness's plays begin from (after its draw step)
     margin: int = 0  # going out: the margin then
+
+    @classmethod
+    def open_only(cls, turn: Turn, position: int, witness: tuple[Action, ...]) -> Chance:
+        """The chance of a turn searched only above its run's best so far, where nothing was:
+        it was open (``witness``, a line holding more than the turn as played, proves it) and
+        is not the run's stake. Its best line, and so its ply, is not known:
+        :meth:`_HandJudge.findings` searches it whole if it ends the run."""
+        return cls(position, turn.ply, None, witness, "", turn.before_draw, turn.before_draw)
 
 
 class _HandJudge:
@@ -241,24 +251,27 @@ class _HandJudge:
 
     def findings(self) -> list[Finding]:
         played = self.played
-        canasta: list[Chance | None] = []
         going_out: list[Chance | None] = []
         cut: set[tuple[str, int]] = set()
+        canasta = _CanastaRuns(self, cut)
         found: list[Finding] = []
         for position, turn in enumerate(played.turns):
-            canasta.append(self.guarded(position, "canasta", cut, self.canasta_chance))
+            canasta.judge(position)
             going_out.append(self.guarded(position, "going out", cut, self.going_out_chance))
             following = played.turns[position + 1] if position + 1 < len(played.turns) else None
             found.extend(_discard_findings(self.index, turn, following, self.thresholds))
-        found.extend(self.runs(MISSED_CANASTA, canasta, {p for s, p in cut if s == "canasta"}))
+        canasta.finish()
+        found.extend(self.runs(MISSED_CANASTA, canasta.chances, {p for s, p in cut if s == "canasta"}))
         found.extend(self.runs(MISSED_GOING_OUT, going_out, {p for s, p in cut if s == "going out"}))
         return found
 
-    def guarded(self, position: int, search: str, cut: set[tuple[str, int]], judge: object) -> Chance | None:
+    def guarded(
+        self, position: int, search: str, cut: set[tuple[str, int]], judge: Callable[[int], Chance | None]
+    ) -> Chance | None:
         turn = self.played.turns[position]
         if not self.context.budget.spent():
             try:
-                return judge(position)  # type: ignore[operator, no-any-return]
+                return judge(position)
             except SearchCut:
                 pass
         cut.add((search, position))
@@ -298,31 +311,48 @@ class _HandJudge:
 
     # --- missed canastas
 
-    def canasta_chance(self, position: int) -> Chance | None:
+    def canasta_chance(self, position: int, above: int | None = None, proof: Chance | None = None) -> Chance | None:
+        """The turn's missed canasta, if one was open. ``above``: the points its run holds
+        at stake so far; then the better line is searched only where it is worth more, and
+        an open chance worth no more is :meth:`Chance.open_only`. ``proof``: a chance whose
+        witness may still prove this one open, such as the seat's last turn's: the engine
+        replays it first (see :meth:`reopened`)."""
         turn = self.played.turns[position]
         if turn.went_out:
             return self.canasta_by_going_out(position)
         seat = turn.seat
         context = self.context
+        to_beat = turn.end_bonus
+        floor = to_beat if above is None else to_beat + above
         best: tuple[Line, Action, bool] | None = None
-        played_line = best_canasta_line(turn.start(), turn.discard, to_beat=turn.end_bonus, context=context)
-        if played_line is not None:
-            best = (played_line, turn.draw, True)
+        opener: tuple[Action, Line] | None = None  # a line proving the chance open
+        if above is not None and proof is not None:
+            opener = self.reopened(turn, proof, to_beat)
+        played = canasta_lines_above(turn.start(), turn.discard, to_beat if opener is None else floor, floor, context)
+        if opener is None and played.opener is not None:
+            opener = (turn.draw, played.opener)
+        if played.line is not None:
+            best = (played.line, turn.draw, True)
         # The takes passed over, deepest first: the bound only grows with the cards taken,
-        # so once a take's bound cannot beat the best, no shallower one can.
+        # so once a take's bound cannot beat what is sought, no shallower one can.
         for start, take in self.takes(turn):
-            to_beat = max(turn.end_bonus, best[0].bonus if best is not None else -1)
-            if not canasta_bound(start, context, to_beat, quick=True):
+            need = max(floor, best[0].bonus) if best is not None else floor if opener is not None else to_beat
+            if not canasta_bound(start, context, need, quick=True):
                 break
             if not may_use_take(start, context):
                 continue  # this depth's card has no use; another depth may (not monotone)
-            if not canasta_bound(start, context, to_beat):
+            if not canasta_bound(start, context, need):
                 break
-            line = best_canasta_line(start, None, to_beat=to_beat, context=context)
-            if line is not None and line.bonus > to_beat:
-                best = (line, take, False)
+            found = canasta_lines_above(start, None, need, max(floor, need), context)
+            if opener is None and found.opener is not None:
+                opener = (take, found.opener)
+            if found.line is not None:
+                best = (found.line, take, False)
         if best is None:
-            return None
+            if opener is None:
+                return None
+            draw, line = opener
+            return Chance.open_only(turn, position, (draw, *line.actions))
         line, draw, is_played = best
         points = line.bonus - turn.end_bonus
         if is_played:
@@ -335,6 +365,32 @@ class _HandJudge:
             f"{_canasta_text(turn.before_draw, line)}; p{seat} {_played_draw_text(turn)} instead"
         )
         return Chance(position, turn.draw_ply, points, (draw, *line.actions), message, line.state, turn.before_draw)
+
+    def reopened(self, turn: Turn, proof: Chance, to_beat: int) -> tuple[Action, Line] | None:
+        """The plays of ``proof``'s witness (the discard ending it chosen anew) replayed by
+        the engine after this turn's draw step, and where the witness took from the pile,
+        after the take reaching the same card (the pile has only grown since): the draw
+        step and the line, where it holds more canasta bonus than ``to_beat``."""
+        witness = proof.witness
+        plays = witness[1:-1] if witness[-1].verb == DISCARD else witness[1:]
+        laid = Counter(t.card for action in plays for t in action.tokens)
+        starts = [(turn.start(), turn.draw)]
+        draw = witness[0]
+        if draw.verb == TAKE:
+            was, pile = proof.start.discard_pile, turn.before_draw.discard_pile
+            if len(pile) >= len(was) and pile[:len(was)] == was:
+                depth = len(pile) - len(was) + (draw.depth or len(was))
+                take = take_action(turn.seat, depth if draw.depth else 0)
+                if take != turn.draw:  # the line's cards came mostly from the pile: tried first
+                    starts.insert(0, (Start.taking(turn.before_draw, take), take))
+        for start, draw in starts:
+            hand = start.hand
+            if any(hand[card] < count for card, count in laid.items()):
+                continue  # the engine would refuse it: not replayed
+            line = ended_line(start, plays, turn.discard)
+            if line is not None and line.bonus > to_beat:
+                return draw, line
+        return None
 
     def canasta_by_going_out(self, position: int) -> Chance | None:
         """A turn that went out is judged against ways of going out only: a line with more
@@ -477,6 +533,52 @@ class _HandJudge:
             laid_later = sum(b for n, b in final.items() if n not in before) - laid_as_played
             recovered += max(0, min(new_gain, laid_later))
         return recovered
+
+
+class _CanastaRuns:
+    """The missed-canasta chances of a hand's turns, judged in order. A turn inside a run
+    is searched only for more than the run's stake so far (the most the seat's turns of the
+    run have found), with the line of the seat's last turn, replayed, to prove it still
+    open; a run's last turn, where only that was learnt, is searched whole once the run
+    ends (its ply is that of its best line)."""
+
+    def __init__(self, judge: _HandJudge, cut: set[tuple[str, int]]) -> None:
+        self.hand_judge = judge
+        self.cut = cut
+        self.chances: list[Chance | None] = []  # by position in PlayedHand.turns
+        self.stakes: dict[int, tuple[int, Chance]] = {}  # seat -> its run's stake so far, its last chance
+        self.open_only: dict[int, int] = {}  # seat -> its last turn, where only open was learnt
+
+    def judge(self, position: int) -> None:
+        judge = self.hand_judge
+        seat = judge.played.turns[position].seat
+        known = self.stakes.get(seat)
+        if known is None:
+            chance = judge.guarded(position, "canasta", self.cut, judge.canasta_chance)
+        else:
+            chance = judge.guarded(position, "canasta", self.cut, lambda p: judge.canasta_chance(p, *known))
+        if chance is None or chance.points is not None:
+            last = self.open_only.pop(seat, None)
+            if last is not None and chance is None:  # closed (or cut): the run ended at ``last``
+                self.searched_whole(last)
+        if chance is None:
+            self.stakes.pop(seat, None)
+        elif chance.points is None:
+            assert known is not None  # only a turn inside a run is judged open-only
+            self.open_only[seat] = position
+            self.stakes[seat] = (known[0], chance)
+        else:
+            self.stakes[seat] = (chance.points if known is None else max(known[0], chance.points), chance)
+        self.chances.append(chance)
+
+    def finish(self) -> None:
+        """Search whole the runs' last turns left open-only at the hand's end."""
+        for last in self.open_only.values():
+            self.searched_whole(last)
+        self.open_only.clear()
+
+    def searched_whole(self, position: int) -> None:
+        self.chances[position] = self.hand_judge.guarded(position, "canasta", self.cut, self.hand_judge.canasta_chance)
 
 
 _OUTCOME_TEXT = {

@@ -42,7 +42,7 @@ def test_a_search_the_engine_would_judge_otherwise_is_walked_again() -> None:
     [(key, remembered)] = context.canasta_lines.items()
     offers = tuple((line, None) for line, _ in remembered.offers)
     context.canasta_lines[key] = search._RememberedLines(offers, -1)
-    assert search._recall_line(Start.after(table), None, context.canasta_lines[key]) is None
+    assert search._recall_lines(Start.after(table), None, -1, context.canasta_lines[key]) is None
     nodes = context.nodes
     again = best_canasta_line(Start.after(table), None, -1, context)
     assert context.nodes > nodes  # searched, not recalled

@@ -1,0 +1,91 @@
+"""A turn inside a run of missed canastas is searched only above the run's best so far
+(``buraco.analysis.search.canasta_lines_above``), and a line of the seat's last turn,
+replayed by the engine, may prove the chance still open (``_HandJudge.reopened``). Both
+must give what the whole search gives: on self-play tables and turns, the floored search
+keeps a line exactly where the whole search's best holds more than the floor, and says the
+chance is open exactly where the whole search finds a line; a turn judged with its run's
+stake and its last turn's chance is open-only exactly where the whole search finds no more
+at stake than that, and its witness replays legally and holds more bonus than the turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from buraco.analysis.search import SearchContext, Start, best_canasta_line, canasta_lines_above
+from buraco.analysis.turns import Chance, _HandJudge, played_turns
+from buraco.selfplay import play_match
+
+from .builders import play_steps
+
+
+@pytest.mark.parametrize("variant_id,seed", [("brasil", 1), ("brasil", 3), ("abierto", 2), ("burraco-106", 4), ("cerrado-sucio", 5)])
+def test_a_floored_search_keeps_a_line_exactly_where_the_best_is_above_the_floor(variant_id: str, seed: int) -> None:
+    tables = play_steps(variant_id, seed)
+    context = SearchContext(tables[0].variant)
+    checked = 0
+    for table in tables:
+        start = Start.after(table)
+        best = best_canasta_line(start, None, -1, SearchContext(table.variant))
+        floors = [-1, 0] if best is None else [-1, best.bonus - 1, best.bonus, best.bonus + 100]
+        for floor in floors:
+            answer = canasta_lines_above(start, None, -1, floor, context)
+            assert answer.open == (best is not None)
+            if best is None or best.bonus <= floor:
+                assert answer.line is None
+            else:
+                assert answer.line is not None and (answer.line.actions, answer.line.bonus) == (best.actions, best.bonus)
+            if answer.opener is not None:
+                assert answer.opener.bonus > -1
+                replayed = start.replay(answer.opener.actions)
+                assert replayed is not None  # the engine accepts the line proving it open
+            checked += best is not None
+    assert checked  # some table had a line to find
+
+
+MATCHES = [("brasil", 1), ("brasil", 2), ("brasil", 5), ("burraco", 3), ("abierto-sucio", 4)]
+
+
+def test_a_turn_inside_a_run_judged_above_its_stake_agrees_with_the_whole_search() -> None:
+    judged = [judge_above_stakes(variant_id, seed) for variant_id, seed in MATCHES]
+    assert sum(open_only for open_only, _ in judged) > 0  # runs of several turns were reached
+    assert sum(proved for _, proved in judged) > 0  # and a last turn's line proved one open
+
+
+def judge_above_stakes(variant_id: str, seed: int) -> tuple[int, int]:
+    """Check every turn of the match's hand; the open-only turns, and those the seat's last
+    turn's line proved open."""
+    record = play_match(variant_id, players=2, hands=1, seed=seed)
+    played = played_turns(record, 0)
+    whole = _HandJudge(record, 0, played, SearchContext(record.rules))
+    floored = _HandJudge(record, 0, played, SearchContext(record.rules))
+    last: dict[int, Chance] = {}  # the seat's last chance, as the floored judge saw it
+    stakes: dict[int, int] = {}
+    open_only = proved = 0
+    for position, turn in enumerate(played.turns):
+        truth = whole.canasta_chance(position)
+        seat = turn.seat
+        if seat not in stakes:
+            chance = floored.canasta_chance(position)
+        else:
+            chance = floored.canasta_chance(position, stakes[seat], last[seat])
+        if truth is None:
+            assert chance is None
+            stakes.pop(seat, None)
+            last.pop(seat, None)
+            continue
+        assert chance is not None and truth.points is not None
+        if chance.points is None:  # open-only: no more at stake than the run so far
+            open_only += 1
+            assert truth.points <= stakes[seat]
+            draw, *plays = chance.witness
+            ended = Start.taking(turn.before_draw, draw) if draw.verb == "take" else turn.start()
+            replayed = ended.replay(plays)
+            assert replayed is not None  # the engine accepts the witness
+            assert floored.context.bonus_of(replayed, turn.side) > turn.end_bonus
+            proved += floored.reopened(turn, last[seat], turn.end_bonus) is not None
+        else:
+            assert chance.points == truth.points and chance.ply == truth.ply
+            assert seat not in stakes or chance.points > stakes[seat]
+        stakes[seat] = max(stakes.get(seat, 0), truth.points)
+        last[seat] = chance
+    return open_only, proved
