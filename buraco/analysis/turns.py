@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..actions import DISCARD, DRAW, TAKE, Action, draw_action, take_action
 from ..cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
@@ -537,7 +538,7 @@ class _HandJudge:
 
 class _CanastaRuns:
     """The missed-canasta chances of a hand's turns, judged in order. A turn inside a run
-    is searched only for more than the run's stake so far (the most the seat's turns of the
+    (from its FLOOR_FROM + 1st turn) is searched only for more than the run's stake so far (the most the seat's turns of the
     run have found), with the line of the seat's last turn, replayed, to prove it still
     open; a run's last turn, where only that was learnt, is searched whole once the run
     ends (its ply is that of its best line)."""
@@ -548,12 +549,13 @@ class _CanastaRuns:
         self.chances: list[Chance | None] = []  # by position in PlayedHand.turns
         self.stakes: dict[int, tuple[int, Chance]] = {}  # seat -> its run's stake so far, its last chance
         self.open_only: dict[int, int] = {}  # seat -> its last turn, where only open was learnt
+        self.length: Counter[int] = Counter()  # seat -> the turns of its run so far
 
     def judge(self, position: int) -> None:
         judge = self.hand_judge
         seat = judge.played.turns[position].seat
         known = self.stakes.get(seat)
-        if known is None:
+        if known is None or self.length[seat] < FLOOR_FROM:
             chance = judge.guarded(position, "canasta", self.cut, judge.canasta_chance)
         else:
             chance = judge.guarded(position, "canasta", self.cut, lambda p: judge.canasta_chance(p, *known))
@@ -563,7 +565,11 @@ class _CanastaRuns:
                 self.searched_whole(last)
         if chance is None:
             self.stakes.pop(seat, None)
-        elif chance.points is None:
+            self.length[seat] = 0
+            self.chances.append(chance)
+            return
+        self.length[seat] += 1
+        if chance.points is None:
             assert known is not None  # only a turn inside a run is judged open-only
             self.open_only[seat] = position
             self.stakes[seat] = (known[0], chance)
@@ -579,6 +585,11 @@ class _CanastaRuns:
 
     def searched_whole(self, position: int) -> None:
         self.chances[position] = self.hand_judge.guarded(position, "canasta", self.cut, self.hand_judge.canasta_chance)
+
+
+# The turns a run must have before the next is searched above its stake: most runs are short,
+# and the last turn searched above its stake is searched whole again.
+FLOOR_FROM: Final = 2
 
 
 _OUTCOME_TEXT = {
