@@ -1106,12 +1106,15 @@ def canasta_lines_above(
     bound is not above ``floor``. (A run of turns with one chance open needs each later
     turn's line only where it is worth more than the run's best so far.)
 
+    >>> from buraco.replay import deal_hand
     >>> from buraco.selfplay import play_match
-    >>> from buraco.analysis.turns import played_turns
     >>> record = play_match("cerrado", players=2, hands=1, seed=3)
-    >>> context = SearchContext(record.rules)
-    >>> start = next(s for s in (t.start() for t in played_turns(record, 0).turns)
-    ...              if best_canasta_line(s, None, -1, context) is not None)
+    >>> context, state = SearchContext(record.rules), deal_hand(record, 0)
+    >>> for action in record.hands[0].parsed:  # to the first play step with a line to find
+    ...     _ = state.apply(action)
+    ...     if action.verb == "draw" and best_canasta_line(state, None, -1, context) is not None:
+    ...         break
+    >>> start = Start.after(state)
     >>> best = best_canasta_line(start, None, -1, context)
     >>> above = canasta_lines_above(start, None, -1, best.bonus, context)
     >>> above.line is None, above.open
