@@ -1098,13 +1098,16 @@ NOTHING_ABOVE: Final = CanastaAnswer(None, None)
 
 
 def canasta_lines_above(
-    start: Start, prefer_discard: int | None, to_beat: int, floor: int, context: SearchContext | None = None
+    start: Start, prefer_discard: int | None, to_beat: int, floor: int, context: SearchContext | None = None,
+    whole: int | None = None,
 ) -> CanastaAnswer:
     """:func:`best_canasta_line` for a caller that needs the best line only where it holds
     more than ``floor`` (at least ``to_beat``), and otherwise only whether any line holds
     more than ``to_beat``: once a line proves that, the search leaves every branch whose
     bound is not above ``floor``. (A run of turns with one chance open needs each later
-    turn's line only where it is worth more than the run's best so far.)
+    turn's line only where it is worth more than the run's best so far.) ``whole``: what
+    a whole search from this table would be asked to beat (at most ``to_beat``); where the
+    context remembers that search, its answer gives this one.
 
     >>> from buraco.replay import deal_hand
     >>> from buraco.selfplay import play_match
@@ -1136,6 +1139,17 @@ def canasta_lines_above(
         recalled = _recall_lines(start, prefer_discard, to_beat, remembered)
         if recalled is not None:
             return recalled
+    if whole is not None and (whole, whole) != (to_beat, floor):
+        # A table comes back (a card taken and thrown back): its whole search answers this one.
+        remembered = memo.get((prefer_discard, whole, whole, *key[3:]))
+        if remembered is not None:
+            recalled = _recall_lines(start, prefer_discard, whole, remembered)
+            if recalled is not None:
+                best = recalled.line
+                return CanastaAnswer(
+                    best if best is not None and best.bonus > floor else None,
+                    best if best is not None and best.bonus > to_beat else None,
+                )
     # The suit-by-suit bound is dear and seldom refuses a table the bound from card counts
     # let through: where no take's bound worked it out already, the search caps its lines
     # at the card-count bound once it finds one (before that a cap tightens no branch, see

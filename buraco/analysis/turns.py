@@ -329,7 +329,7 @@ class _HandJudge:
         opener: tuple[Action, Line] | None = None  # a line proving the chance open
         if above is not None and proof is not None:
             opener = self.reopened(turn, proof, to_beat)
-        played = canasta_lines_above(turn.start(), turn.discard, to_beat if opener is None else floor, floor, context)
+        played = canasta_lines_above(turn.start(), turn.discard, to_beat if opener is None else floor, floor, context, to_beat)
         if opener is None and played.opener is not None:
             opener = (turn.draw, played.opener)
         if played.line is not None:
@@ -344,7 +344,7 @@ class _HandJudge:
                 continue  # this depth's card has no use; another depth may (not monotone)
             if not canasta_bound(start, context, need):
                 break
-            found = canasta_lines_above(start, None, need, max(floor, need), context)
+            found = canasta_lines_above(start, None, need, max(floor, need), context, to_beat)
             if opener is None and found.opener is not None:
                 opener = (take, found.opener)
             if found.line is not None:

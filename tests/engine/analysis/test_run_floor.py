@@ -3,7 +3,8 @@
 replayed by the engine, may prove the chance still open (``_HandJudge.reopened``). Both
 must give what the whole search gives: on self-play tables and turns, the floored search
 keeps a line exactly where the whole search's best holds more than the floor, and says the
-chance is open exactly where the whole search finds a line; a turn judged with its run's
+chance is open exactly where the whole search finds a line (searched, or read from the
+whole search the context remembers for the table); a turn judged with its run's
 stake and its last turn's chance is open-only exactly where the whole search finds no more
 at stake than that, and its witness replays legally and holds more bonus than the turn."""
 
@@ -27,8 +28,8 @@ def test_a_floored_search_keeps_a_line_exactly_where_the_best_is_above_the_floor
         start = Start.after(table)
         best = best_canasta_line(start, None, -1, SearchContext(table.variant))
         floors = [-1, 0] if best is None else [-1, best.bonus - 1, best.bonus, best.bonus + 100]
-        for floor in floors:
-            answer = canasta_lines_above(start, None, -1, floor, context)
+        for floor in floors:  # the first, -1, is the whole search: the context remembers it for the others
+            answer = canasta_lines_above(start, None, -1, floor, context, whole=-1)
             assert answer.open == (best is not None)
             if best is None or best.bonus <= floor:
                 assert answer.line is None
