@@ -537,11 +537,11 @@ class _HandJudge:
 
 
 class _CanastaRuns:
-    """The missed-canasta chances of a hand's turns, judged in order. A turn inside a run
-    (from its FLOOR_FROM + 1st turn) is searched only for more than the run's stake so far (the most the seat's turns of the
-    run have found), with the line of the seat's last turn, replayed, to prove it still
-    open; a run's last turn, where only that was learnt, is searched whole once the run
-    ends (its ply is that of its best line)."""
+    """The missed-canasta chances of a hand's turns, judged in order. A turn inside a run,
+    once the run has FLOOR_FROM turns, is searched only for more than the run's stake so
+    far (the most the seat's turns of the run have found), with the line of the seat's last
+    turn, replayed, to prove it still open; a run's last turn, where only that was learnt,
+    is searched whole once the run ends (its ply is that of its best line)."""
 
     def __init__(self, judge: _HandJudge, cut: set[tuple[str, int]]) -> None:
         self.hand_judge = judge
