@@ -230,7 +230,7 @@ class Chance:
         """The chance of a turn searched only above its run's best so far, where nothing was:
         it was open (``witness``, a line holding more than the turn as played, proves it) and
         is not the run's stake. Its best line, and so its ply, is not known:
-        :meth:`_HandJudge.findings` searches it whole if it ends the run."""
+        :class:`_CanastaRuns` searches it whole if it ends the run."""
         return cls(position, turn.ply, None, witness, "", turn.before_draw, turn.before_draw)
 
 
@@ -536,6 +536,11 @@ class _HandJudge:
         return recovered
 
 
+# The turns a run must have before the next is searched above its stake: most runs are short,
+# and the last turn searched above its stake is searched whole again.
+FLOOR_FROM: Final = 2
+
+
 class _CanastaRuns:
     """The missed-canasta chances of a hand's turns, judged in order. A turn inside a run,
     once the run has FLOOR_FROM turns, is searched only for more than the run's stake so
@@ -585,11 +590,6 @@ class _CanastaRuns:
 
     def searched_whole(self, position: int) -> None:
         self.chances[position] = self.hand_judge.guarded(position, "canasta", self.cut, self.hand_judge.canasta_chance)
-
-
-# The turns a run must have before the next is searched above its stake: most runs are short,
-# and the last turn searched above its stake is searched whole again.
-FLOOR_FROM: Final = 2
 
 
 _OUTCOME_TEXT = {
