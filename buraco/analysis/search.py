@@ -280,6 +280,13 @@ class Start:
         return cls._made(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
 
     @classmethod
+    def holding(cls, state: HandState, hand: tuple[int, ...]) -> Start:
+        """``hand`` (by card) against the table ``state``, for the player whose turn it is,
+        with no draw step and no obligation: a start that only the bounds from card counts
+        read (never searched, never replayed)."""
+        return cls._made(state, None, state.turn, hand, None)
+
+    @classmethod
     def _made(cls, base: HandState, draw: Action | None, seat: int, hand: tuple[int, ...], obligation: Obligation | None) -> Start:
         # Two starts are made a turn: filled at once, where the frozen dataclass's own
         # __init__ sets each field through object.__setattr__ (0.4 us more a start).

@@ -75,6 +75,7 @@ class Turn:
     complete: bool = False
     _start: Start | None = None
     _takes: list[tuple[Start, Action]] | None = None  # the takes passed over, as far as built
+    _reach: Start | None = None
 
     @property
     def ply(self) -> int:
@@ -96,6 +97,26 @@ class Turn:
             else:
                 self._start = Start.taking(self.before_draw, self.draw)
         return self._start
+
+    def reach(self) -> Start:
+        """A start holding every card any draw choice of the turn could give the player:
+        the hand before the draw step, the whole pile, and the card drawn where the player
+        drew. The bounds from card counts only grow with the cards in hand, so where they
+        fail here they fail at the turn as played and at every take passed over: most
+        turns' searches end on this one bound, not on one a draw choice."""
+        if self._reach is None:
+            before = self.before_draw
+            pile = before.discard_pile
+            if not pile or (self.draw.verb == TAKE and (self.draw.depth or len(pile)) == len(pile)):
+                self._reach = self.start()  # no other draw choice, or the whole pile taken
+            else:
+                hand = list(before.hands[self.seat])
+                for card in pile:
+                    hand[card] += 1
+                if self.draw.verb == DRAW:
+                    hand[self.draw.cards[0]] += 1
+                self._reach = Start.holding(before, tuple(hand))
+        return self._reach
 
 
 @dataclass
@@ -324,6 +345,8 @@ class _HandJudge:
         seat = turn.seat
         context = self.context
         to_beat = turn.end_bonus
+        if turn.reach().bonus_bound(context) <= to_beat:
+            return None  # no draw choice of the turn leads to a line holding more
         floor = to_beat if above is None else to_beat + above
         best: tuple[Line, Action, bool] | None = None
         opener: tuple[Action, Line] | None = None  # a line proving the chance open
@@ -422,8 +445,8 @@ class _HandJudge:
 
     def going_out_chance(self, position: int) -> Chance | None:
         turn = self.played.turns[position]
-        if turn.went_out:
-            return None
+        if turn.went_out or not turn.reach().counted(self.context).may_qualify():
+            return None  # no draw choice of the turn could make the canasta going out needs
         side = turn.side
         best: tuple[Exit, Action, bool] | None = None
         exit_ = best_exit(turn.start(), self.context)
