@@ -345,13 +345,17 @@ class _HandJudge:
         seat = turn.seat
         context = self.context
         to_beat = turn.end_bonus
-        if turn.reach().bonus_bound(context) <= to_beat:
+        reach = turn.reach().bonus_bound(context)
+        if reach <= to_beat:
             return None  # no draw choice of the turn leads to a line holding more
         floor = to_beat if above is None else to_beat + above
         best: tuple[Line, Action, bool] | None = None
         opener: tuple[Action, Line] | None = None  # a line proving the chance open
         if above is not None and proof is not None:
             opener = self.reopened(turn, proof, to_beat)
+            if opener is not None and reach <= floor:
+                draw, line = opener  # open, and no draw choice leads to a line worth more
+                return Chance.open_only(turn, position, (draw, *line.actions))
         played = canasta_lines_above(turn.start(), turn.discard, to_beat if opener is None else floor, floor, context, to_beat)
         if opener is None and played.opener is not None:
             opener = (turn.draw, played.opener)
