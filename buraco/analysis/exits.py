@@ -235,9 +235,7 @@ class _ExitSearch:
             if dead >= 2:
                 return True
         for card in undecided:
-            if not (any(card in table for table in plays.new_meld_tables(card)) or any(
-                card in plays.lay_off_table(index) for index in plays.fitting(card)
-            )):
+            if not plays.holds(card):
                 dead += hand[card]
                 if dead >= 2:
                     return True
@@ -662,6 +660,7 @@ class _TablePlays:
         self.proposals = walk.proposals
         self.melds = walk.melds
         self.with_sets = walk.variant.sets
+        self.variant = walk.variant
         # The melds a card may be laid off on: every one for a wild, else the runs of its
         # suit and the sets of its rank, in table order.
         self.everyone: list[int] = []
@@ -683,9 +682,11 @@ class _TablePlays:
         proves none can; True only that one might.) A wild: yes. A natural card: a new
         run needs two more places of three consecutive around it, filled by the hand's
         cards of its suit or, one of them, a wild; a new set, two more cards of its rank
-        (a wild one of them); a lay-off on a run, the places between the run and the card
-        so filled (the run's own wild may be the one); any set of its rank may take it.
-        Every meld holds at most one wild, and a meld's cards stay in it."""
+        (of other suits where a set's suits differ; a wild one of them); a lay-off on a
+        run, the places between the run and the card so filled (the run's own wild may be
+        the one), or inside the run the place its wild holds, where wilds move; a set of
+        its rank, unless it holds its most cards or, where suits differ, this card. Every
+        meld holds at most one wild, and a meld's cards stay in it."""
         if IS_WILD_KIND[card]:
             return True
         hand = self.hand
@@ -699,17 +700,30 @@ class _TablePlays:
             for low in range(max(1, place - 2), min(place, 12) + 1):
                 if sum(1 for p in range(low, low + 3) if p != place and not of_suit[p]) <= wild:
                     return True
-        if self.with_sets and sum(hand[(rank - 1) * 4 + s] for s in range(4)) + wild >= 3:
-            return True
-        if self.sets[rank]:
-            return True
+        variant = self.variant
+        distinct = variant.set_suits_distinct
+        if self.with_sets:
+            codes = range((rank - 1) * 4, rank * 4)
+            if (sum(1 for c in codes if hand[c]) if distinct else sum(hand[c] for c in codes)) + wild >= 3:
+                return True
+        set_max = variant.set_max
+        for index in self.sets[rank]:
+            cards = self.melds[index].shape.cards
+            if (set_max is None or len(cards) < set_max) and not (distinct and card in cards):
+                return True  # a set at its most cards, or holding this very card where suits differ, takes none
+        anywhere, fixed = variant.wild_move == "anywhere", variant.wild_move == "fixed"
         for index in self.runs[suit]:
             shape = self.melds[index].shape
             low, high = shape.low, shape.low + len(shape.cards) - 1
             allowed = 1 if (wild or shape.wild_index >= 0) else 0
+            wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
             for place in places:
                 if low <= place <= high:
-                    return True
+                    # Inside the run a natural holds every place but its wild's, which the card
+                    # may take where wilds move (anywhere, one at an end may go further).
+                    if (place == wild_at and not fixed) or (anywhere and shape.wild_index in (0, len(shape.cards) - 1)):
+                        return True
+                    continue
                 between = range(high + 1, place) if place > high else range(place + 1, low)
                 if sum(1 for p in between if not of_suit[p]) <= allowed:
                     return True
@@ -741,6 +755,12 @@ class _TablePlays:
             if found is None:
                 found = self._set_tables[rank] = self.proposals.set_melds(rank, hand).with_card
             yield found
+
+    def holds(self, card: int) -> bool:
+        """Does any new meld or lay-off hold ``card`` (by the plays themselves)?"""
+        return any(card in table for table in self.new_meld_tables(card)) or any(
+            card in self.lay_off_table(index) for index in self.fitting(card)
+        )
 
     def fitting(self, card: int) -> list[int]:
         """The melds ``card`` may be laid off on (not in table order for a natural card:
