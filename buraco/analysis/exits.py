@@ -39,7 +39,7 @@ from ..melds import (
 from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
-from .proposals import LayOff, NewMeld
+from .proposals import LayOff, LayOffTable, MeldTable, NewMeld
 from .search import RUN_PLACE_COUNTS, Exit, MeldState, SearchContext, Start, Walk, margin_of, side_bonus
 
 
@@ -548,14 +548,14 @@ class _ExitSearch:
             for card in range(CARD_KINDS):
                 if card == pivot or IS_WILD_KIND[card] or hand[card] - (1 if card == kept else 0) <= 0:
                     continue
+                if plays.placed_naturally(card):
+                    continue  # a play with no wild places it
                 options: list[tuple[str, int, LayOff | NewMeld]] = []
                 for table in plays.new_meld_tables(card):
                     options.extend(("meld", -1, p) for p in table.get(card, ()))
-                if not all(map(_holds_wild, options)):
-                    continue  # a natural play places it
                 for index in plays.fitting(card):
                     options.extend(("add", index, p) for p in plays.lay_off_table(index).get(card, ()))
-                if not options or not all(map(_holds_wild, options)):
+                if not options:
                     continue
                 if kept < 0 and not self.good_enough(card):
                     continue  # kept back for the discard, it may still beat the best
@@ -645,11 +645,6 @@ def _leads_to_no_exit(play: LayOff | NewMeld, kept: int, hand: Sequence[int], le
     return kept < 0 and not by_meld and len(play.laid) >= left  # it would meld the last card, where going out is by discard only
 
 
-def _holds_wild(entry: tuple[str, int, LayOff | NewMeld]) -> bool:
-    """Does the play lay a wild from the hand?"""
-    return any(IS_WILD_KIND[c] for c in entry[2].laid)
-
-
 class _TablePlays:
     """The plays one table of a walk allows, read card by card: the new melds (runs of
     a suit, sets of a rank) and the lay-offs onto each meld the player may extend, each
@@ -670,9 +665,9 @@ class _TablePlays:
             if walk.may_extend(m):
                 self.everyone.append(i)
                 (self.runs[m.shape.suit] if m.shape.is_run else self.sets[m.shape.rank]).append(i)
-        self._run_tables: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 4
-        self._set_tables: list[dict[int, tuple[NewMeld, ...]] | None] = [None] * 14
-        self._lay_off_tables: dict[int, dict[int, tuple[LayOff, ...]]] = {}
+        self._run_tables: list[MeldTable | None] = [None] * 4
+        self._set_tables: list[MeldTable | None] = [None] * 14
+        self._lay_off_tables: dict[int, LayOffTable] = {}
         self._held_ranks: list[int] | None = None
         self.wild_held = walk._wilds > 0  # the walk keeps its wilds counted as plays go
         self._of_suit: list[list[bool] | None] = [None] * 4  # which run places of a suit the hand holds, read once asked
@@ -746,15 +741,34 @@ class _TablePlays:
             rank = RANK_OF[card]
             suits, ranks = (SUIT_OF[card],), ((rank,) if self.with_sets and rank != 2 else ())
         for suit in suits:
-            table = self._run_tables[suit]
-            if table is None:
-                table = self._run_tables[suit] = self.proposals.run_melds(suit, hand).with_card
-            yield table
+            yield self.run_table(suit).with_card
         for rank in ranks:
-            found = self._set_tables[rank]
-            if found is None:
-                found = self._set_tables[rank] = self.proposals.set_melds(rank, hand).with_card
-            yield found
+            yield self.set_table(rank).with_card
+
+    def run_table(self, suit: int) -> MeldTable:
+        """The new runs of ``suit`` the hand can lay."""
+        table = self._run_tables[suit]
+        if table is None:
+            table = self._run_tables[suit] = self.proposals.run_melds(suit, self.hand)
+        return table
+
+    def set_table(self, rank: int) -> MeldTable:
+        """The new sets of ``rank`` the hand can lay."""
+        table = self._set_tables[rank]
+        if table is None:
+            table = self._set_tables[rank] = self.proposals.set_melds(rank, self.hand)
+        return table
+
+    def placed_naturally(self, card: int) -> bool:
+        """Does a new meld or a lay-off place the natural ``card`` with no wild from the
+        hand? (The plays a natural card may be in: a run of its suit, a set of its rank,
+        a lay-off on a meld :meth:`fitting` names.)"""
+        if card in self.run_table(SUIT_OF[card]).natural:
+            return True
+        rank = RANK_OF[card]
+        if self.with_sets and card in self.set_table(rank).natural:
+            return True
+        return any(card in self.lay_offs(index).natural for index in self.fitting(card))
 
     def holds(self, card: int) -> bool:
         """Does any new meld or lay-off hold ``card`` (by the plays themselves)?"""
@@ -769,9 +783,13 @@ class _TablePlays:
 
     def lay_off_table(self, index: int) -> dict[int, tuple[LayOff, ...]]:
         """The lay-offs onto meld ``index``, by card."""
+        return self.lay_offs(index).with_card
+
+    def lay_offs(self, index: int) -> LayOffTable:
+        """The lay-offs onto meld ``index``."""
         table = self._lay_off_tables.get(index)
         if table is None:
-            table = self._lay_off_tables[index] = self.proposals.lay_offs(self.melds[index].shape, self.hand).with_card
+            table = self._lay_off_tables[index] = self.proposals.lay_offs(self.melds[index].shape, self.hand)
         return table
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
-from typing import Final, NamedTuple
+from typing import Final, Generic, NamedTuple, TypeVar
 
 from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card
 from ..errors import IllegalActionError
@@ -73,22 +73,41 @@ class NewMeld(NamedTuple):
     laid: tuple[Card, ...]
 
 
-class LayOffTable(NamedTuple):
-    plays: tuple[LayOff, ...]
-    with_card: dict[int, tuple[LayOff, ...]]  # the plays laying at least one of that card
+P = TypeVar("P", LayOff, NewMeld)
 
 
-class MeldTable(NamedTuple):
-    plays: tuple[NewMeld, ...]
-    with_card: dict[int, tuple[NewMeld, ...]]
+class _PlayTable(Generic[P]):
+    """The plays of one projection of a hand, and by each card they lay."""
+
+    __slots__ = ("plays", "with_card", "_natural")
+
+    def __init__(self, plays: Sequence[P]) -> None:
+        self.plays: tuple[P, ...] = tuple(plays)
+        by_card: dict[int, list[P]] = {}
+        for play in self.plays:
+            for card in set(play.laid):
+                by_card.setdefault(card, []).append(play)
+        self.with_card: dict[int, tuple[P, ...]] = {card: tuple(found) for card, found in by_card.items()}  # the plays laying at least one of that card
+        self._natural: frozenset[int] | None = None
+
+    @property
+    def natural(self) -> frozenset[int]:
+        """The cards some play lays with no wild from the hand (worked out once asked: only
+        the going-out search's look-ahead asks)."""
+        found = self._natural
+        if found is None:
+            found = self._natural = frozenset(
+                card for play in self.plays if not any(IS_WILD_KIND[c] for c in play.laid) for card in play.laid
+            )
+        return found
 
 
-def _index(plays: Sequence[LayOff | NewMeld]) -> dict[int, tuple[LayOff | NewMeld, ...]]:
-    by_card: dict[int, list[LayOff | NewMeld]] = {}
-    for play in plays:
-        for card in set(play.laid):
-            by_card.setdefault(card, []).append(play)
-    return {card: tuple(found) for card, found in by_card.items()}
+class LayOffTable(_PlayTable[LayOff]):
+    __slots__ = ()
+
+
+class MeldTable(_PlayTable[NewMeld]):
+    __slots__ = ()
 
 
 class Proposals:
@@ -111,12 +130,12 @@ class Proposals:
         return table
 
     def _judge_lay_offs(self, shape: Shape, hand: Sequence[int]) -> LayOffTable:
-        plays = []
+        plays: list[LayOff] = []
         for tokens in candidate_lay_offs(self.variant, shape, hand, held_gaps=True):
             play = self._judge_lay_off(shape, tuple(tokens))
             if play is not None:
                 plays.append(play)
-        return LayOffTable(tuple(plays), _index(plays))  # type: ignore[arg-type]
+        return LayOffTable(plays)
 
     def _judge_lay_off(self, shape: Shape, tokens: tuple[CardToken, ...]) -> LayOff | None:
         """One candidate judged, remembered: hands that differ in a card the lay-off does
@@ -155,7 +174,7 @@ class Proposals:
         return table
 
     def _judge_melds(self, candidates: Iterable[Sequence[CardToken]]) -> MeldTable:
-        plays = []
+        plays: list[NewMeld] = []
         known = self._judged_melds
         for candidate in candidates:
             tokens = tuple(candidate)
@@ -172,7 +191,7 @@ class Proposals:
                 known[tokens] = play
             if play is not None:
                 plays.append(play)
-        return MeldTable(tuple(plays), _index(plays))  # type: ignore[arg-type]
+        return MeldTable(plays)
 
     def melds_with(self, hand: Sequence[int], card: int) -> list[NewMeld]:
         """Every new meld holding ``card`` that ``hand`` can lay: runs of its suit and sets
