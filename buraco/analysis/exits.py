@@ -161,6 +161,7 @@ class _ExitSearch:
         self.counted: int | None = None  # the bound from card counts quickly_beaten just worked out
         self.best_offer = -1
         self.hungry = [0, 0]  # tables hungry_beaten was asked of, and left
+        self.table_plays: _TablePlays | None = None  # the plays most_constrained read at the table visited
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
 
@@ -489,8 +490,9 @@ class _ExitSearch:
             return
         if known_pivot is not None:
             pivot, plays = known_pivot
+            self.table_plays = None
         else:
-            pivot, plays = self.most_constrained(kept)
+            pivot, plays = self.most_constrained(kept)  # sets table_plays, this table's
         if pivot < 0:
             return
         if not plays:
@@ -540,7 +542,7 @@ class _ExitSearch:
         if self.best is None and self.margin_to_beat is None and not (self.most_bonus and self.bonus_to_beat >= 0):
             return False
         hand = walk.hand
-        plays = _TablePlays(walk)
+        plays = self.table_plays or _TablePlays(walk)
         left = walk.size - (1 if kept >= 0 else 0)
         by_meld = walk.variant.out_by_meld
         saved = self.bounds, self.counted
@@ -597,17 +599,18 @@ class _ExitSearch:
         listed for the card chosen only, in the generator's order: new melds (as
         :meth:`Proposals.melds_with` finds them), then lay-offs meld by meld."""
         hand = self.walk.hand
-        plays = _TablePlays(self.walk)
+        plays = self.table_plays = _TablePlays(self.walk)
+        lay_offs = plays.lay_offs
         best_card, fewest = -1, -1
         for card in range(CARD_KINDS):
             if hand[card] - (1 if card == kept else 0) <= 0:
                 continue
-            count = sum(len(table.get(card, ())) for table in plays.new_meld_tables(card))
+            count = plays.new_meld_count(card)
             if fewest >= 0 and count >= fewest:
                 continue
             beaten = False
             for index in plays.fitting(card):
-                count += len(plays.lay_off_table(index).get(card, ()))
+                count += len(lay_offs(index).with_card.get(card, ()))
                 if fewest >= 0 and count >= fewest:
                     beaten = True
                     break
@@ -744,6 +747,15 @@ class _TablePlays:
             yield self.run_table(suit).with_card
         for rank in ranks:
             yield self.set_table(rank).with_card
+
+    def new_meld_count(self, card: int) -> int:
+        """How many new melds could hold ``card`` (those of :meth:`new_meld_tables`)."""
+        if IS_WILD_KIND[card]:
+            return sum(len(table.get(card, ())) for table in self.new_meld_tables(card))
+        count = len(self.run_table(SUIT_OF[card]).with_card.get(card, ()))
+        if self.with_sets:  # a natural card's rank is not 2
+            count += len(self.set_table(RANK_OF[card]).with_card.get(card, ()))
+        return count
 
     def run_table(self, suit: int) -> MeldTable:
         """The new runs of ``suit`` the hand can lay."""
