@@ -87,7 +87,8 @@ class _PlayTable(Generic[P]):
         for play in self.plays:
             for card in set(play.laid):
                 by_card.setdefault(card, []).append(play)
-        self.with_card: dict[int, tuple[P, ...]] = {card: tuple(found) for card, found in by_card.items()}  # the plays laying at least one of that card
+        # The plays laying at least one of each card.
+        self.with_card: dict[int, tuple[P, ...]] = {card: tuple(found) for card, found in by_card.items()}
         self._natural: frozenset[int] | None = None
 
     @property

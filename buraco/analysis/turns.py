@@ -103,7 +103,7 @@ class Turn:
         the hand before the draw step, the whole pile, and the card drawn where the player
         drew. The bounds from card counts only grow with the cards in hand, so where they
         fail here they fail at the turn as played and at every take passed over: most
-        turns' searches end on this one bound, not on one a draw choice."""
+        turns' searches end on this one bound rather than on one per draw choice."""
         if self._reach is None:
             before = self.before_draw
             pile = before.discard_pile
