@@ -161,7 +161,6 @@ class _ExitSearch:
         self.counted: int | None = None  # the bound from card counts quickly_beaten just worked out
         self.best_offer = -1
         self.hungry = [0, 0]  # tables hungry_beaten was asked of, and left
-        self.table_plays: _TablePlays | None = None  # the plays most_constrained read at the table visited
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
 
@@ -488,18 +487,19 @@ class _ExitSearch:
             else:
                 self.offer(walk.line)
             return
+        table: _TablePlays | None = None  # this table's plays by card, where read
         if known_pivot is not None:
             pivot, plays = known_pivot
-            self.table_plays = None
         else:
-            pivot, plays = self.most_constrained(kept)  # sets table_plays, this table's
+            table = _TablePlays(walk)
+            pivot, plays = self.most_constrained(kept, table)
         if pivot < 0:
             return
         if not plays:
             if kept < 0:
                 self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)  # the one card that fits nowhere must be the last discard
             return
-        if walk.nodes >= HUNGRY_AFTER and self.looks_ahead() and self.hungry_beaten(kept, pivot):
+        if walk.nodes >= HUNGRY_AFTER and self.looks_ahead() and self.hungry_beaten(kept, pivot, table or _TablePlays(walk)):
             self.hungry[1] += 1
             return
         if kept < 0:
@@ -529,7 +529,7 @@ class _ExitSearch:
         self.hungry[0] = asked + 1
         return asked < HUNGRY_TRIAL or left * HUNGRY_SHARE >= asked
 
-    def hungry_beaten(self, kept: int, pivot: int) -> bool:
+    def hungry_beaten(self, kept: int, pivot: int, plays: _TablePlays) -> bool:
         """Is every exit from here beaten, by the bounds after placing a card that only a
         wild can place? Every exit places each card still to place by one of its plays
         from here (or keeps it back for the discard): the pivot could be any card, so
@@ -537,12 +537,11 @@ class _ExitSearch:
         canasta that, for such a card, must be spent on its meld, and the card's partners
         with it; placing the card lets the bounds see that. Asked only where a best exit
         is to be beaten, after :data:`HUNGRY_AFTER` tables, of the natural cards with at
-        least one play and every play holding a wild."""
+        least one play and every play holding a wild. ``plays``: this table's, by card."""
         walk = self.walk
         if self.best is None and self.margin_to_beat is None and not (self.most_bonus and self.bonus_to_beat >= 0):
             return False
         hand = walk.hand
-        plays = self.table_plays or _TablePlays(walk)
         left = walk.size - (1 if kept >= 0 else 0)
         by_meld = walk.variant.out_by_meld
         saved = self.bounds, self.counted
@@ -585,7 +584,7 @@ class _ExitSearch:
         finally:
             walk.undo_meld(play, undone)  # type: ignore[arg-type]
 
-    def most_constrained(self, kept: int) -> tuple[int, list[tuple[str, int, LayOff | NewMeld]]]:
+    def most_constrained(self, kept: int, plays: _TablePlays) -> tuple[int, list[tuple[str, int, LayOff | NewMeld]]]:
         """The card still to place with the fewest melds and lay-offs holding it, and those
         plays (none: no meld or lay-off can hold it, now or later in the turn: a card that
         fits only a meld laid this turn fits that meld's cards from the hand now).
@@ -597,9 +596,9 @@ class _ExitSearch:
         The plays are counted card by card (a count stops once it cannot be the fewest;
         the counts are sums of sizes, so the order they are added in does not matter) and
         listed for the card chosen only, in the generator's order: new melds (as
-        :meth:`Proposals.melds_with` finds them), then lay-offs meld by meld."""
+        :meth:`Proposals.melds_with` finds them), then lay-offs meld by meld. ``plays``:
+        this table's, by card (the look-ahead reads them too)."""
         hand = self.walk.hand
-        plays = self.table_plays = _TablePlays(self.walk)
         lay_offs = plays.lay_offs
         best_card, fewest = -1, -1
         for card in range(CARD_KINDS):

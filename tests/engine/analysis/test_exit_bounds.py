@@ -143,15 +143,15 @@ def test_looking_ahead_past_cards_only_a_wild_can_place_leaves_no_better_exit(mo
     left = 0
     original = exits._ExitSearch.hungry_beaten
 
-    def counted(self: exits._ExitSearch, kept: int, pivot: int) -> bool:
+    def counted(self: exits._ExitSearch, kept: int, pivot: int, plays: exits._TablePlays) -> bool:
         nonlocal left
-        beaten = original(self, kept, pivot)
+        beaten = original(self, kept, pivot, plays)
         left += beaten
         return beaten
 
     monkeypatch.setattr(exits._ExitSearch, "hungry_beaten", counted)
     ahead = [best_exit(start, SearchContext(start.base.variant)) for start in starts]
-    monkeypatch.setattr(exits._ExitSearch, "hungry_beaten", lambda self, kept, pivot: False)
+    monkeypatch.setattr(exits._ExitSearch, "hungry_beaten", lambda self, kept, pivot, plays: False)
     plain = [best_exit(start, SearchContext(start.base.variant)) for start in starts]
     assert [None if e is None else ([a.text for a in e.actions], e.margin) for e in ahead] == [
         None if e is None else ([a.text for a in e.actions], e.margin) for e in plain
