@@ -34,7 +34,17 @@ from typing import Final, Generic, NamedTuple, TypeVar
 
 from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card
 from ..errors import IllegalActionError
-from ..melds import IS_WILD_KIND, CardToken, Shape, resolve_add, resolve_meld
+from ..melds import (
+    IS_WILD_KIND,
+    CardToken,
+    Shape,
+    canasta_bonus,
+    canasta_kind,
+    founding_of,
+    moved_founding,
+    resolve_add,
+    resolve_meld,
+)
 from ..moves import WILD_CODES, candidate_lay_offs, rank_set_melds, suit_run_melds
 from ..rules import Variant
 
@@ -79,7 +89,7 @@ P = TypeVar("P", LayOff, NewMeld)
 class _PlayTable(Generic[P]):
     """The plays of one projection of a hand, and by each card they lay."""
 
-    __slots__ = ("plays", "with_card", "_natural")
+    __slots__ = ("plays", "with_card", "_natural", "_canastas")
 
     def __init__(self, plays: Sequence[P]) -> None:
         self.plays: tuple[P, ...] = tuple(plays)
@@ -90,6 +100,8 @@ class _PlayTable(Generic[P]):
         # The plays laying at least one of each card.
         self.with_card: dict[int, tuple[P, ...]] = {card: tuple(found) for card, found in by_card.items()}
         self._natural: frozenset[int] | None = None
+        # The plays making a canasta, by the meld's founding (LayOffTable.raising, MeldTable.canastas).
+        self._canastas: dict[int, tuple[tuple[int, P], ...]] | None = None
 
     @property
     def natural(self) -> frozenset[int]:
@@ -106,9 +118,52 @@ class _PlayTable(Generic[P]):
 class LayOffTable(_PlayTable[LayOff]):
     __slots__ = ()
 
+    def raising(self, founding: int, was: int, variant: Variant) -> tuple[tuple[int, LayOff], ...]:
+        """The lay-offs leaving the meld this table is of (its ``founding`` marks given, its
+        canasta bonus ``was``) a better canasta, with what each adds to its bonus, in the
+        generator's order (a lay-off proposed twice, once). Worked out once per founding
+        (a table is of one shape, whose bonus ``was`` is, with the founding): the canasta
+        search asks it at every table of every meld of the side."""
+        known = self._canastas
+        if known is None:
+            known = self._canastas = {}
+        found = known.get(founding)
+        if found is None:
+            seen: set[tuple[CardToken, ...]] = set()
+            raising = []
+            for play in self.plays:
+                shape = play.shape
+                if len(shape.cards) < 7 or play.tokens in seen:
+                    continue
+                after = moved_founding(founding, play) if shape.is_run and founding else founding  # type: ignore[arg-type]
+                gain = canasta_bonus(canasta_kind(shape, variant, after), variant) - was
+                if gain > 0:
+                    seen.add(play.tokens)
+                    raising.append((gain, play))
+            found = known[founding] = tuple(raising)
+        return found
+
 
 class MeldTable(_PlayTable[NewMeld]):
     __slots__ = ()
+
+    def canastas(self, variant: Variant) -> tuple[tuple[int, NewMeld], ...]:
+        """The new melds that are canastas, with their bonus, in the generator's order (a
+        meld proposed twice, once). Worked out once: the canasta search asks it at every
+        table where the hand holds seven cards of the suit or rank."""
+        known = self._canastas
+        if known is None:
+            seen: set[tuple[CardToken, ...]] = set()
+            found = []
+            for play in self.plays:
+                if len(play.laid) < 7 or play.tokens in seen:
+                    continue
+                made = canasta_kind(play.shape, variant, founding_of(play.shape))
+                if made is not None:
+                    seen.add(play.tokens)
+                    found.append((canasta_bonus(made, variant), play))
+            known = self._canastas = {0: tuple(found)}
+        return known[0]
 
 
 class Proposals:

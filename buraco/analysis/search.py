@@ -1372,8 +1372,8 @@ class _CanastaSearch:
         walk = self.walk
         variant = walk.variant
         found: list[tuple[int, str, int, LayOff | NewMeld]] = []
-        seen: set[object] = set()
         hand = walk.hand
+        proposals = walk.proposals
         # New canastas: seven cards or more of one suit (or rank), wilds included.
         suits, ranks, wilds = walk._suits, walk._ranks, walk._wilds  # kept as plays go; read, not changed
         only = self.suit
@@ -1382,20 +1382,12 @@ class _CanastaSearch:
                 continue
             if sum(RUN_PROJECTIONS[suit](hand)) < 7 or suits[suit] + wilds < 7:
                 continue
-            for play in walk.proposals.run_melds(suit, hand).plays:
-                if len(play.laid) >= 7 and (-1, play.tokens) not in seen:
-                    made = canasta_kind(play.shape, variant, founding_of(play.shape))
-                    if made is not None:
-                        seen.add((-1, play.tokens))
-                        found.append((canasta_bonus(made, variant), "meld", -1, play))
+            found.extend((bonus, "meld", -1, play) for bonus, play in proposals.run_melds(suit, hand).canastas(variant))
         if only is None and variant.sets and (variant.set_max is None or variant.set_max >= 7):
             for rank in (1, *range(3, 14)):
                 if ranks[rank] + min(1, wilds) < 7:
                     continue
-                for play in walk.proposals.set_melds(rank, hand).plays:
-                    if len(play.laid) >= 7 and (-1, play.tokens) not in seen:
-                        seen.add((-1, play.tokens))
-                        found.append((canasta_bonus(canasta_kind(play.shape, variant, 0), variant), "meld", -1, play))
+                found.extend((bonus, "meld", -1, play) for bonus, play in proposals.set_melds(rank, hand).canastas(variant))
         for index, meld in enumerate(walk.melds):
             if meld.side != walk.side:
                 continue  # another side's canasta is not ours
@@ -1404,14 +1396,8 @@ class _CanastaSearch:
             was = walk.meld_bonus(meld)
             if walk.kind_bound(meld) <= was:
                 continue
-            for lay_off in walk.proposals.lay_offs(meld.shape, hand).plays:
-                if len(lay_off.shape.cards) < 7 or (index, lay_off.tokens) in seen:
-                    continue
-                founding = moved_founding(meld.founding, lay_off) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
-                gain = canasta_bonus(canasta_kind(lay_off.shape, variant, founding), variant) - was
-                if gain > 0:
-                    seen.add((index, lay_off.tokens))
-                    found.append((gain, "add", index, lay_off))
+            for gain, lay_off in proposals.lay_offs(meld.shape, hand).raising(meld.founding, was, variant):
+                found.append((gain, "add", index, lay_off))
         found.sort(key=lambda entry: -entry[0])  # stable: the generator's order among equals
         return [(kind, index, play) for _, kind, index, play in found]
 
