@@ -60,6 +60,7 @@ from ..melds import (
     CLEAN,
     DIRTY,
     IS_WILD_KIND,
+    CardToken,
     Shape,
     canasta_bonus,
     canasta_kind,
@@ -756,7 +757,7 @@ class Walk(CountedTable):
             target = TableMeld(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
             self.met = self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
         self.melds[index] = after
-        self.line.append(add_action(self.seat, meld.number, play.tokens))
+        self.line.append(_play_action(self.seat, meld.number, play.tokens))
         return index, meld, was_met, was_bonus
 
     def undo_lay_off(self, play: LayOff, undo: tuple[int, MeldState, bool, int]) -> None:
@@ -773,7 +774,7 @@ class Walk(CountedTable):
         if not self.met and self.obligation is not None:
             self.met = self.start.base.meld_meets_obligation(self.obligation, play.laid)
         self.melds.append(meld)
-        self.line.append(meld_action(self.seat, play.tokens))
+        self.line.append(_play_action(self.seat, 0, play.tokens))
         return was
 
     def undo_meld(self, play: NewMeld, undo: tuple[bool, int]) -> None:
@@ -1400,6 +1401,33 @@ class _CanastaSearch:
                 found.append((gain, "add", index, lay_off))
         found.sort(key=lambda entry: -entry[0])  # stable: the generator's order among equals
         return [(kind, index, play) for _, kind, index, play in found]
+
+
+_PLAY_ACTIONS: dict[tuple[int, int, tuple[CardToken, ...]], Action] = {}
+
+
+def _play_action(seat: int, number: int, tokens: tuple[CardToken, ...]) -> Action:
+    """The action of a play a search makes: a lay-off on meld ``number``, or a new meld
+    (``number`` 0), with its canonical text. Remembered: a search makes the same plays
+    from table after table, and the text costs more than the look-up.
+
+    >>> from buraco.cards import parse_cards
+    >>> tokens = tuple(CardToken(card) for card in parse_cards("7h 8h"))
+    >>> _play_action(1, 2, tokens).text, _play_action(1, 0, tokens).text
+    ('p1 add m2 7h 8h', 'p1 meld 7h 8h')
+    >>> _play_action(1, 2, tokens) is _play_action(1, 2, tokens)
+    True
+    """
+    key = (seat, number, tokens)
+    action = _PLAY_ACTIONS.get(key)
+    if action is None:
+        if len(_PLAY_ACTIONS) >= PLAY_ACTIONS_REMEMBERED:
+            _PLAY_ACTIONS.clear()
+        action = _PLAY_ACTIONS[key] = add_action(seat, number, tokens) if number else meld_action(seat, tokens)
+    return action
+
+
+PLAY_ACTIONS_REMEMBERED: Final = 50_000  # actions remembered (then all forgotten)
 
 
 def _holds_all(hand: Sequence[int], cards: Sequence[int]) -> bool:
