@@ -726,9 +726,11 @@ class Walk(CountedTable):
     def key(self, *extra: object) -> tuple[object, ...]:
         """The table as a transposition key: the melds laid this turn sorted, so that the
         same melds laid in another order are one table."""
-        existing = self.melds[: self.existing]
-        laid = sorted((m.shape, m.founding) for m in self.melds[self.existing:])
-        return (tuple(self.hand), tuple((m.shape, m.founding) for m in existing), tuple(laid), self.met, *extra)
+        melds, existing = self.melds, self.existing
+        # The table's melds as they stand: at each place of one walk only the shape and
+        # founding change (number, side and owner are the place's), so they key it as is.
+        laid = sorted((m.shape, m.founding) for m in melds[existing:]) if len(melds) > existing else ()
+        return (tuple(self.hand), tuple(melds[:existing]), tuple(laid), self.met, *extra)
 
     def tick(self) -> None:
         self.nodes += 1
