@@ -23,6 +23,7 @@ would report replayed by the engine.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import compress
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action
@@ -254,7 +255,7 @@ class _ExitSearch:
         elif variant.out_by_meld:
             thrown = 0
         else:
-            thrown = min(values[c] for c in range(CARD_KINDS) if walk.hand[c])
+            thrown = min(map(values.__getitem__, compress(range(CARD_KINDS), walk.hand)))
         own = self.own_constant + (min(self.cap, walk.bonus_bound()) if bonus is None else bonus) - thrown
         return own - (max(self.others) - self.spoil if self.others else 0)
 
@@ -663,8 +664,9 @@ class _TablePlays:
         self.everyone: list[int] = []
         self.runs: list[list[int]] = [[], [], [], []]
         self.sets: list[list[int]] = [[] for _ in range(14)]
+        anyone, side = walk.variant.lay_off_anyone, walk.side  # Walk.may_extend, read once
         for i, m in enumerate(walk.melds):
-            if walk.may_extend(m):
+            if anyone or m.side == side:
                 self.everyone.append(i)
                 (self.runs[m.shape.suit] if m.shape.is_run else self.sets[m.shape.rank]).append(i)
         self._run_tables: list[MeldTable | None] = [None] * 4
