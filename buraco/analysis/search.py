@@ -118,6 +118,7 @@ class SearchContext:
         self._light_melds: dict[TableMeld, MeldState] = {}
         self._canastas: dict[TableMeld, int] = {}
         self._suit_gains: dict[tuple[object, ...], int] = {}
+        self._slot_bounds: dict[tuple[object, ...], int] = {}  # Walk.bonus_bound
         # The exit searches made, by their light table (buraco.analysis.exits._Remembered).
         self.exits: dict[tuple[object, ...], tuple[object, ...]] = {}
         # The canasta searches made, likewise (_RememberedLines): a hand's tables come back,
@@ -163,6 +164,7 @@ class SearchContext:
         self._kind_bounds.clear()
         self._new_bounds.clear()
         self._suit_gains.clear()
+        self._slot_bounds.clear()
         self.exits.clear()
         self.canasta_lines.clear()
         self.proposals = Proposals(self.variant)
@@ -370,6 +372,14 @@ def ending_discard(state: HandState, prefer: int | None) -> Action | None:
 # --- the light table a search walks ------------------------------------------------------
 
 
+SLOT_BOUNDS_REMEMBERED: Final = 100_000  # slots' sums of bounds a context remembers (then forgets them all)
+
+
+def _slot(shape: Shape) -> int:
+    """A meld's slot: 0-3, a run of that suit; 4 + rank, a set of that rank."""
+    return shape.suit if shape.is_run else 4 + shape.rank
+
+
 class MeldState(NamedTuple):
     number: int
     shape: Shape
@@ -499,10 +509,11 @@ class CountedTable:
         play spends are not available to another."""
         return self._side_bounds(None) + self.new_bound()
 
-    def _side_bounds(self, into: list[tuple[MeldState, int]] | None) -> int:
+    def _side_bounds(self, into: list[tuple[MeldState, int]] | None, melds: Sequence[MeldState] | None = None) -> int:
         """The sum of :meth:`kind_bound` over the side's melds that could hold seven cards,
         each (meld, bound) added to ``into`` where given. Asked at every table a search
-        visits: :meth:`could_grow_to_canasta` and the remembered bound are read inline."""
+        visits: :meth:`could_grow_to_canasta` and the remembered bound are read inline.
+        ``melds``: those of the table to read (all where None)."""
         suits, ranks, wilds = self._suits, self._ranks, self._wilds
         total = 0
         side = self.side
@@ -510,7 +521,7 @@ class CountedTable:
         hand = self.hand
         remembered = self.context._kind_bounds
         projections: dict[int, tuple[int, ...]] = {}
-        for meld in self.melds:
+        for meld in self.melds if melds is None else melds:
             if meld.side != side:
                 continue
             shape = meld.shape
@@ -626,6 +637,14 @@ class Walk(CountedTable):
         self.seen: set[tuple[object, ...]] = set()
         suits, ranks, self._wilds = start.counts()
         self._suits, self._ranks = list(suits), list(ranks)
+        # The side's melds that could hold a canasta, by slot (0-3: the runs of a suit, 4 +
+        # rank: the sets of a rank), by place in melds: a lay-off keeps a meld's place and
+        # slot, a new meld joins its slot (see bonus_bound).
+        self._slots: dict[int, list[int]] = {}
+        sets_grow = self.variant.set_max is None or self.variant.set_max >= 7
+        for place, meld in enumerate(self.melds):
+            if meld.side == self.side and (sets_grow or meld.shape.is_run):
+                self._slots.setdefault(_slot(meld.shape), []).append(place)
         self._root_bound: int | None = None
         self._obligation_plays: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = None
         self._usable: bool | None = None  # may_meet_obligation
@@ -697,6 +716,7 @@ class Walk(CountedTable):
         other.__dict__.update(self.__dict__)
         other.hand = list(self.hand)
         other.melds = list(self.melds)
+        other._slots = {slot: list(places) for slot, places in self._slots.items()}
         other.line = []
         other.nodes = 0
         other.seen = set()
@@ -776,12 +796,20 @@ class Walk(CountedTable):
         if not self.met and self.obligation is not None:
             self.met = self.start.base.meld_meets_obligation(self.obligation, play.laid)
         self.melds.append(meld)
+        if play.shape.is_run or self.variant.set_max is None or self.variant.set_max >= 7:
+            self._slots.setdefault(_slot(play.shape), []).append(len(self.melds) - 1)
         self.line.append(_play_action(self.seat, 0, play.tokens))
         return was
 
     def undo_meld(self, play: NewMeld, undo: tuple[bool, int]) -> None:
         self.met, self.bonus = undo
         self.melds.pop()
+        slot = _slot(play.shape)
+        places = self._slots.get(slot)
+        if places and places[-1] == len(self.melds):
+            places.pop()
+            if not places:
+                del self._slots[slot]
         self._spend(play.laid, 1)
         self.line.pop()
 
@@ -791,6 +819,25 @@ class Walk(CountedTable):
         return self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
 
     # --- bounds from card counts
+
+    def bonus_bound(self) -> int:
+        """:meth:`CountedTable.bonus_bound`, the side's melds read slot by slot: each slot's
+        sum of bounds is a function of its melds and of the hand's cards of its suit (or
+        rank) and wilds (its projection), remembered by them, and a play changes one slot
+        or two (tests/engine/analysis/test_bonus_bounds.py checks it against the sum)."""
+        hand, melds = self.hand, self.melds
+        remembered = self.context._slot_bounds
+        total = 0
+        for slot, places in self._slots.items():
+            group = tuple([melds[place] for place in places])
+            key = (group, RUN_PROJECTIONS[slot](hand) if slot < 4 else SET_PROJECTIONS[slot - 4](hand))
+            found = remembered.get(key)
+            if found is None:
+                if len(remembered) >= SLOT_BOUNDS_REMEMBERED:
+                    remembered.clear()
+                found = remembered[key] = self._side_bounds(None, group)
+            total += found
+        return total + self.new_bound()
 
     def counts(self) -> tuple[list[int], list[int], int]:
         """The hand's cards of each suit (its 2 included: a natural 2 is of the suit), of

@@ -8,6 +8,7 @@ place 2). Also the run windows it is built on, against their definition."""
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Iterator
 
 import pytest
@@ -238,3 +239,54 @@ def test_a_starts_bounds_worked_out_once_agree_with_the_walks(variant: Variant) 
                 qualified += table.may_qualify()
         context.forget_hand()
     assert compared >= 100 and 0 < qualified < compared
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
+def test_a_walks_bound_read_slot_by_slot_is_the_sum_over_its_melds(variant: Variant) -> None:
+    """A walk reads its bound from card counts slot by slot (the runs of a suit, the sets
+    of a rank), each slot's sum remembered: at every table of random lines of lay-offs and
+    new melds from the turns of played hands, and back after each line is undone, it is
+    the sum over the side's melds (:meth:`CountedTable.bonus_bound`)."""
+    rng = random.Random(7)
+    record = play_match(variant.id, players=2, hands=3, seed=5)
+    context = SearchContext(variant)
+    compared = grown = 0
+    for index in range(len(record.hands)):
+        for turn in played_turns(record, index, context).turns:
+            # The whole pile in hand besides: more cards, more melds that could grow.
+            hand = list(turn.start().hand)
+            for card in turn.before_draw.discard_pile:
+                hand[card] += 1
+            root = Walk(Start.holding(turn.before_draw, tuple(hand)), context)
+            walk = root.fork()
+            undo: list[tuple[str, object, object]] = []
+            for _ in range(4):
+                options: list[tuple[str, int, object]] = [
+                    ("add", place, play)
+                    for place, meld in enumerate(walk.melds) if walk.may_extend(meld)
+                    for play in walk.proposals.lay_offs(meld.shape, walk.hand).plays
+                ]
+                options += [("meld", -1, play) for suit in range(4) for play in walk.proposals.run_melds(suit, walk.hand).plays]
+                if variant.sets:
+                    options += [("meld", -1, play) for rank in (1, *range(3, 14)) for play in walk.proposals.set_melds(rank, walk.hand).plays]
+                options = [o for o in options if len(o[2].laid) < walk.size]  # type: ignore[attr-defined]
+                if not options:
+                    break
+                new_melds = [o for o in options if o[0] == "meld"]
+                kind, place, play = rng.choice(new_melds if new_melds and rng.random() < 0.5 else options)
+                if kind == "add":
+                    undo.append((kind, play, walk.lay_off(place, play)))  # type: ignore[arg-type]
+                else:
+                    undo.append((kind, play, walk.meld(play)))  # type: ignore[arg-type]
+                assert walk.bonus_bound() == CountedTable.bonus_bound(walk)
+                compared += 1
+                grown += walk.bonus_bound() > walk.bonus
+            assert root.bonus_bound() == CountedTable.bonus_bound(root)  # the fork's plays left it as it was
+            for kind, play, done in reversed(undo):
+                if kind == "add":
+                    walk.undo_lay_off(play, done)  # type: ignore[arg-type]
+                else:
+                    walk.undo_meld(play, done)  # type: ignore[arg-type]
+            assert walk.bonus_bound() == CountedTable.bonus_bound(walk)
+        context.forget_hand()
+    assert compared >= 100 and grown
