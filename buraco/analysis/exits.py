@@ -277,17 +277,17 @@ class _ExitSearch:
             if kept != JOKER_CODE:
                 suits[SUIT_OF[kept]] -= 1
                 ranks[RANK_OF[kept]] -= 1
-        relevant: list[tuple[object, ...]] = []
+        relevant: list[MeldState] = []
         lone: list[tuple[str, tuple[object, ...]]] = []  # (its repr, what the meld is worth)
         closed = [0] * len(walk.start.base.sides)
         qualified = False
         hand = walk.hand
         held = tuple([hand[w] > 0 for w in WILD_CODES]) if wilds else None
         closed_of = self._closed
-        for index, meld in enumerate(walk.melds):
+        for meld in walk.melds:
             shape = meld.shape
             if suits[shape.suit] if shape.is_run else ranks[shape.rank]:
-                relevant.append((index, shape, meld.founding))
+                relevant.append(meld)  # its place's number, side and owner, and its shape and founding
                 continue
             # What a meld no card in hand can change is worth: a function of the meld and
             # of the wild kinds held (when any wild is), remembered by the meld object (kept
@@ -663,12 +663,15 @@ class _TablePlays:
         # suit and the sets of its rank, in table order.
         self.everyone: list[int] = []
         self.runs: list[list[int]] = [[], [], [], []]
-        self.sets: list[list[int]] = [[] for _ in range(14)]
+        self.sets: dict[int, list[int]] = {}  # by rank, the ranks with a set only
         anyone, side = walk.variant.lay_off_anyone, walk.side  # Walk.may_extend, read once
         for i, m in enumerate(walk.melds):
             if anyone or m.side == side:
                 self.everyone.append(i)
-                (self.runs[m.shape.suit] if m.shape.is_run else self.sets[m.shape.rank]).append(i)
+                if m.shape.is_run:
+                    self.runs[m.shape.suit].append(i)
+                else:
+                    self.sets.setdefault(m.shape.rank, []).append(i)
         self._run_tables: list[MeldTable | None] = [None] * 4
         self._set_tables: list[MeldTable | None] = [None] * 14
         self._lay_off_tables: dict[int, LayOffTable] = {}
@@ -706,7 +709,7 @@ class _TablePlays:
             if (sum(1 for c in codes if hand[c]) if distinct else sum(hand[c] for c in codes)) + wild >= 3:
                 return True
         set_max = variant.set_max
-        for index in self.sets[rank]:
+        for index in self.sets.get(rank, ()):
             cards = self.melds[index].shape.cards
             if (set_max is None or len(cards) < set_max) and not (distinct and card in cards):
                 return True  # a set at its most cards, or holding this very card where suits differ, takes none
@@ -792,7 +795,10 @@ class _TablePlays:
     def fitting(self, card: int) -> list[int]:
         """The melds ``card`` may be laid off on (not in table order for a natural card:
         its runs, then its sets)."""
-        return self.everyone if IS_WILD_KIND[card] else self.runs[SUIT_OF[card]] + self.sets[RANK_OF[card]]
+        if IS_WILD_KIND[card]:
+            return self.everyone
+        sets = self.sets.get(RANK_OF[card])
+        return self.runs[SUIT_OF[card]] + sets if sets else self.runs[SUIT_OF[card]]
 
     def lay_off_table(self, index: int) -> dict[int, tuple[LayOff, ...]]:
         """The lay-offs onto meld ``index``, by card."""
