@@ -119,11 +119,11 @@ class LayOffTable(_PlayTable[LayOff]):
     __slots__ = ()
 
     def raising(self, founding: int, was: int, variant: Variant) -> tuple[tuple[int, LayOff], ...]:
-        """The lay-offs leaving the meld this table is of (its ``founding`` marks given, its
-        canasta bonus ``was``) a better canasta, with what each adds to its bonus, in the
-        generator's order (a lay-off proposed twice, once). Worked out once per founding
-        (a table is of one shape, whose bonus ``was`` is, with the founding): the canasta
-        search asks it at every table of every meld of the side."""
+        """The lay-offs that leave the meld this table is of a better canasta than it is
+        now (``founding``: its marks; ``was``: its canasta bonus now), each with what it
+        adds to the bonus, in the generator's order (a lay-off proposed twice, once).
+        Worked out once per founding: a table is of one shape, so the founding fixes
+        ``was``. The canasta search asks it at every table, of every meld of the side."""
         known = self._canastas
         if known is None:
             known = self._canastas = {}
