@@ -380,6 +380,16 @@ def _slot(shape: Shape) -> int:
     return shape.suit if shape.is_run else 4 + shape.rank
 
 
+def sets_hold_canastas(variant: Variant) -> bool:
+    """Can a set be a canasta in the rule set (sets are played, and may hold seven cards)?
+
+    >>> from buraco.rules import VARIANTS
+    >>> sets_hold_canastas(VARIANTS["cerrado"]), sets_hold_canastas(VARIANTS["brasil"])
+    (True, False)
+    """
+    return variant.sets and (variant.set_max is None or variant.set_max >= 7)
+
+
 class MeldState(NamedTuple):
     number: int
     shape: Shape
@@ -495,7 +505,7 @@ class CountedTable:
                 found = bounds[key] = new_run_groups(self.variant, hand, suit)
             groups.extend(found)
         variant = self.variant
-        if variant.sets and (variant.set_max is None or variant.set_max >= 7):
+        if sets_hold_canastas(variant):
             for rank in (1, *range(3, 14)):
                 naturals = ranks[rank]
                 if naturals + min(1, wilds) >= 7:
@@ -641,9 +651,9 @@ class Walk(CountedTable):
         # rank: the sets of a rank), by place in melds: a lay-off keeps a meld's place and
         # slot, a new meld joins its slot (see bonus_bound).
         self._slots: dict[int, list[int]] = {}
-        sets_grow = self.variant.set_max is None or self.variant.set_max >= 7
+        self._sets_grow = sets_hold_canastas(self.variant)
         for place, meld in enumerate(self.melds):
-            if meld.side == self.side and (sets_grow or meld.shape.is_run):
+            if meld.side == self.side and (self._sets_grow or meld.shape.is_run):
                 self._slots.setdefault(_slot(meld.shape), []).append(place)
         self._root_bound: int | None = None
         self._obligation_plays: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = None
@@ -796,7 +806,7 @@ class Walk(CountedTable):
         if not self.met and self.obligation is not None:
             self.met = self.start.base.meld_meets_obligation(self.obligation, play.laid)
         self.melds.append(meld)
-        if play.shape.is_run or self.variant.set_max is None or self.variant.set_max >= 7:
+        if play.shape.is_run or self._sets_grow:
             self._slots.setdefault(_slot(play.shape), []).append(len(self.melds) - 1)
         self.line.append(_play_action(self.seat, 0, play.tokens))
         return was
@@ -909,7 +919,7 @@ class Walk(CountedTable):
                 with_wilds += self.kind_bound(meld) - was
                 if bare is not None:
                     without += max(was, meld_bonus_bound(variant, meld, bare)) - was
-        if variant.sets and (variant.set_max is None or variant.set_max >= 7) and self.size >= 7:
+        if sets_hold_canastas(variant) and self.size >= 7:
             sets = [
                 canasta_bonus(CLEAN if ranks[r] >= 7 else DIRTY, variant)
                 for r in (1, *range(3, 14)) if ranks[r] + min(1, wilds) >= 7
@@ -1433,7 +1443,7 @@ class _CanastaSearch:
             if sum(RUN_PROJECTIONS[suit](hand)) < 7 or suits[suit] + wilds < 7:
                 continue
             found.extend((bonus, "meld", -1, play) for bonus, play in proposals.run_melds(suit, hand).canastas(variant))
-        if only is None and variant.sets and (variant.set_max is None or variant.set_max >= 7):
+        if only is None and sets_hold_canastas(variant):
             for rank in (1, *range(3, 14)):
                 if ranks[rank] + min(1, wilds) < 7:
                     continue
@@ -1544,6 +1554,6 @@ def most_canasta_bonus(start: Start, context: SearchContext) -> int:
 __all__ = [
     "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "StartTable", "best_canasta_line", "canasta_bound", "canasta_lines_above", "CanastaAnswer",
     "ended_line", "ending_discard",
-    "margin_of", "may_use_take", "most_canasta_bonus", "side_bonus",
+    "margin_of", "may_use_take", "most_canasta_bonus", "sets_hold_canastas", "side_bonus",
 ]
 
