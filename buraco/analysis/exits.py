@@ -73,7 +73,11 @@ def best_exit(
         return None
     root = Walk.at(start, context)
     search = _ExitSearch(root, most_bonus, bonus_to_beat, margin_to_beat)
-    if not root.may_meet_obligation() or search.holds_two_dead_cards():
+    if not root.may_meet_obligation():
+        return None
+    dead = search.two_dead_cards()
+    if dead:
+        object.__setattr__(start, "_dead_cards", dead)  # for dead_cards_of
         return None
     memo = context.exits
     key = (most_bonus, bonus_to_beat, margin_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
@@ -122,6 +126,24 @@ class _Remembered(NamedTuple):
     constant: int | None  # the margin bound's constant, None if the search never read it
     offers: tuple[tuple[tuple[Action, ...], tuple[int, int] | None], ...]  # each line offered: (margin, bonus) or None (refused)
     best: int  # the index in ``offers`` of the exit found, -1 for none
+
+
+def dead_cards_of(start: Start) -> tuple[int, ...]:
+    """The kinds of card, two copies in all or more, that no play from ``start``'s hand
+    holds, where :func:`best_exit` found no exit from ``start`` for that reason (else
+    ()). A card no play from a hand holds is held by no play from a part of it on the same
+    table: a shallower take of the pile, whose hand still holds two of these, has no exit
+    either, and need not be searched."""
+    found: tuple[int, ...] = start.__dict__.get("_dead_cards", ())
+    return found
+
+
+def holds_dead_cards(start: Start, dead: Sequence[int]) -> bool:
+    """Does ``start``'s hand hold two cards (two copies of one kind count as two) of the
+    kinds ``dead``, the :func:`dead_cards_of` a deeper take of the pile on the same table?
+    Then no exit from ``start`` exists."""
+    hand = start.hand
+    return sum(hand[card] for card in dead) >= 2
 
 
 def may_go_out(start: Start, context: SearchContext) -> bool:
@@ -214,33 +236,36 @@ class _ExitSearch:
         """:meth:`~.search.CountedTable.may_qualify` at the table the walk stands at."""
         return self.walk.may_qualify()
 
-    def holds_two_dead_cards(self) -> bool:
-        """Does the hand hold two cards (two copies of one card count as two) that no new
-        meld and no lay-off from here can hold? Then no exit exists: one of them could be
-        the going-out discard, never both, and a card no play holds now is held by none
-        later in the turn (see :meth:`most_constrained`). The search finds the same after
-        two tables, dearer (its key, bounds and two pivot counts); most exit searches a
-        turn started ended so."""
+    def two_dead_cards(self) -> tuple[int, ...]:
+        """The kinds of two cards of the hand (two copies of one kind count as two) that no
+        new meld and no lay-off from here can hold, or () where it holds fewer. Then no exit
+        exists: one of them could be the going-out discard, never both, and a card no play
+        holds now is held by none later in the turn (see :meth:`most_constrained`). The
+        search finds the same after two tables, dearer (its key, bounds and two pivot
+        counts); most exit searches a turn started ended so."""
         hand = self.walk.hand
         plays = _TablePlays(self.walk)
         held = [card for card in range(CARD_KINDS) if hand[card]]
         # First the cards the counts alone leave no play (no proposals fetched), then the
         # others by the plays themselves.
-        dead = 0
+        dead: list[int] = []
+        count = 0
         undecided = []
         for card in held:
             if plays.may_hold(card):
                 undecided.append(card)
                 continue
-            dead += hand[card]
-            if dead >= 2:
-                return True
+            dead.append(card)
+            count += hand[card]
+            if count >= 2:
+                return tuple(dead)
         for card in undecided:
             if not plays.holds(card):
-                dead += hand[card]
-                if dead >= 2:
-                    return True
-        return False
+                dead.append(card)
+                count += hand[card]
+                if count >= 2:
+                    return tuple(dead)
+        return ()
 
     def margin_bound(self, kept: int, bonus: int | None = None) -> int:
         """A bound on the margin of any exit from here (see ``own_constant``): the side's
@@ -812,4 +837,4 @@ class _TablePlays:
         return table
 
 
-__all__ = ["best_exit", "exit_bound", "may_go_out"]
+__all__ = ["best_exit", "dead_cards_of", "exit_bound", "holds_dead_cards", "may_go_out"]

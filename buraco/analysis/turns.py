@@ -29,7 +29,7 @@ from ..rules import Variant
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, STOCK, Drew, HandState, Took
 from .collector import collector_paused
-from .exits import best_exit, exit_bound, may_go_out
+from .exits import best_exit, dead_cards_of, exit_bound, holds_dead_cards, may_go_out
 from .findings import (
     DANGEROUS_DISCARD,
     LOST,
@@ -456,13 +456,18 @@ class _HandJudge:
         exit_ = best_exit(turn.start(), self.context)
         if exit_ is not None:
             best = (exit_, turn.draw, True)
+        dead: tuple[int, ...] = ()  # cards no play held at a deeper take (dead_cards_of)
         for start, take in self.takes(turn):
             if not may_go_out(start, self.context):
                 break  # the quick tests only pass more often with more cards: no shallower take passes
+            if dead and holds_dead_cards(start, dead):
+                continue  # no exit (a shallower take may hold fewer of them: not a break)
             if best is not None and exit_bound(start, self.context) <= best[0].margin:
                 break  # the margin bound only grows with the cards taken: no shallower take beats it
             exit_ = best_exit(start, self.context, margin_to_beat=None if best is None else best[0].margin)
-            if exit_ is not None and (best is None or exit_.margin > best[0].margin):
+            if exit_ is None:
+                dead = dead_cards_of(start) or dead
+            elif best is None or exit_.margin > best[0].margin:
                 best = (exit_, take, False)
         if best is None:
             return None

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from buraco.actions import TAKE, Action
-from buraco.analysis import exits
-from buraco.analysis.exits import best_exit
+from buraco.actions import TAKE, Action, take_action
+from buraco.analysis import exits, turns
+from buraco.analysis.exits import best_exit, dead_cards_of
 from buraco.analysis.search import Budget, SearchContext, SearchCut, Start, Walk
 from buraco.analysis.turns import played_turns
 from buraco.rules import VARIANTS
@@ -82,7 +82,7 @@ def test_two_cards_no_play_holds_leave_no_way_out(variant_id: str) -> None:
         for table in play_steps(variant_id, seed):
             start = Start.after(table)
             context = SearchContext(table.variant)
-            if not exits._ExitSearch(Walk.at(start, context), False).holds_two_dead_cards():
+            if not exits._ExitSearch(Walk.at(start, context), False).two_dead_cards():
                 untold += 1
                 continue
             told += 1
@@ -95,6 +95,53 @@ def test_two_cards_no_play_holds_leave_no_way_out(variant_id: str) -> None:
             except reference.SearchLimit:
                 pass
     assert told and untold
+
+
+def test_two_cards_no_play_holds_at_a_deep_take_leave_no_way_out_at_a_shallower_one() -> None:
+    """Where best_exit finds no exit from a take of the pile because two cards of the hand
+    have no play (``dead_cards_of``), every shallower take of that turn whose hand still
+    holds two of them has no exit either: its search, run whole without the dead-card
+    test, finds none. And the case is met, or the going-out judge would spare nothing."""
+    spared = 0
+    for seed in (5, 6):
+        record = play_match("brasil", players=2, hands=1, seed=seed)
+        for turn in played_turns(record, 0).turns:
+            pile = turn.before_draw.discard_pile
+            context = SearchContext(turn.before_draw.variant)
+            dead: tuple[int, ...] = ()
+            for depth in range(len(pile), 0, -1):
+                start = Start.taking(turn.before_draw, take_action(turn.seat, depth))
+                if dead and exits.holds_dead_cards(start, dead):
+                    spared += 1
+                    walk = Walk.at(start, SearchContext(start.base.variant)).fork()
+                    search = exits._ExitSearch(walk, False)
+                    search.run()
+                    assert search.best is None and not search.offers, (seed, turn.draw_ply, depth)
+                    continue
+                if best_exit(start, context) is None:
+                    dead = dead_cards_of(start) or dead
+    assert spared
+
+
+def test_the_going_out_judge_finds_the_same_with_and_without_sparing_shallower_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The missed going out of every turn of two brasil hands is the same, line and margin,
+    whether or not the judge spares the shallower takes that hold two cards no play held
+    at a deeper one."""
+
+    def chances() -> list[tuple[object, ...] | None]:
+        found: list[tuple[object, ...] | None] = []
+        for seed in (5, 7):
+            record = play_match("brasil", players=2, hands=1, seed=seed)
+            judge = turns._HandJudge(record, 0, played_turns(record, 0), SearchContext(record.rules))
+            for position in range(len(judge.played.turns)):
+                chance = judge.going_out_chance(position)
+                found.append(None if chance is None else (chance.ply, chance.points, [a.text for a in chance.witness]))
+        return found
+
+    spared = chances()
+    monkeypatch.setattr(turns, "dead_cards_of", lambda start: ())
+    assert spared == chances()
+    assert any(chance is not None for chance in spared)
 
 
 @pytest.mark.parametrize("variant_id", list(VARIANTS))
