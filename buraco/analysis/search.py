@@ -814,9 +814,9 @@ class Walk(CountedTable):
     def undo_meld(self, play: NewMeld, undo: tuple[bool, int]) -> None:
         self.met, self.bonus = undo
         self.melds.pop()
-        slot = _slot(play.shape)
-        places = self._slots.get(slot)
-        if places and places[-1] == len(self.melds):
+        if play.shape.is_run or self._sets_grow:  # as meld() joined it to its slot, last
+            slot = _slot(play.shape)
+            places = self._slots[slot]
             places.pop()
             if not places:
                 del self._slots[slot]
