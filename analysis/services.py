@@ -22,7 +22,7 @@ from records.models import Job, Match
 from records.reading import record_of
 
 from .models import Finding
-from .signals import analysis_stored
+from .signals import analysis_stored, findings_replaced
 
 # Analyses wait below a user's own uploads and batches (settings.BURACO_QUEUES).
 ANALYSIS_QUEUE = "analysis"
@@ -54,15 +54,59 @@ def findings_store(
     decisions a CPU budget cut (``unsearched``: the analysis is then partial, and says so).
 
     The job's row is locked first, so that two runs of one job (a lease taken over)
-    replace the findings one after the other instead of adding to each other's.
+    replace the findings one after the other instead of adding to each other's. A match
+    analysed again announces which new finding follows each old one
+    (``signals.findings_replaced``) before the old ones go: a user's puzzle of a chance
+    the new analysis still finds is kept, with its progress.
     """
     Job.objects.select_for_update().filter(match_id=match_id, kind=Job.Kind.ANALYZE).first()
-    Finding.objects.filter(match_id=match_id).delete()
+    old = list(Finding.objects.filter(match_id=match_id).order_by("pk").values_list(*IDENTITY))
     match = Match.objects.only("pk", "players", "sides").get(pk=match_id)
     rows_insert(Finding, (Finding.of(match, finding) for finding in findings))
+    if old:
+        # The new rows' ids come after every old one's (one sequence; the old rows committed).
+        last = old[-1][0]
+        new = Finding.objects.filter(match_id=match_id, pk__gt=last).order_by("pk").values_list(*IDENTITY)
+        findings_replaced.send(sender=Finding, match_id=match_id, successors=finding_successors(old, list(new)))
+        Finding.objects.filter(match_id=match_id, pk__lte=last).delete()
     result = {"partial": bool(unsearched), "unsearched": list(unsearched)}
     job_finish(match_id=match_id, kind=Job.Kind.ANALYZE, version=ANALYSIS_VERSION, result=result)
     analysis_stored.send(sender=Finding, match_id=match_id)
+
+
+# What tells a finding's chance apart, after its id: a run's ply may move within its span.
+IDENTITY = ("pk", "hand", "seat", "kind", "ply", "first_ply", "last_ply")
+Identity = tuple[int, int, int | None, str, int | None, int | None, int | None]
+
+
+def finding_successors(old: Sequence[Identity], new: Sequence[Identity]) -> dict[int, int]:
+    """Each old finding's successor among ``new`` (rows of :data:`IDENTITY`): the new finding
+    of the same hand, seat and kind at the same ply, or else the first whose span (its run's
+    first to last ply) holds the old ply. An old finding with neither has none.
+
+    >>> old = [(1, 1, 2, "missed-canasta", 30, 26, 30), (2, 1, 2, "dangerous-discard", 41, 41, 41),
+    ...        (3, 2, 1, "missed-going-out", 12, 12, 12)]
+    >>> new = [(7, 1, 2, "missed-canasta", 22, 18, 34), (8, 1, 2, "dangerous-discard", 41, 41, 41)]
+    >>> finding_successors(old, new)
+    {1: 7, 2: 8}
+    """
+    by_chance: dict[tuple[int, int | None, str], list[Identity]] = {}
+    for row in new:
+        by_chance.setdefault((row[1], row[2], row[3]), []).append(row)
+    successors = {}
+    for pk, hand, seat, kind, ply, _, _ in old:
+        rows = by_chance.get((hand, seat, kind), [])
+        same = next((row for row in rows if row[4] == ply), None)
+        if same is None and ply is not None:
+            same = next((row for row in rows if _span(row)[0] <= ply <= _span(row)[1]), None)
+        if same is not None:
+            successors[pk] = same[0]
+    return successors
+
+
+def _span(row: Identity) -> tuple[int, int]:
+    ply = row[4] or 0
+    return (row[5] or ply, row[6] or ply)
 
 
 def analyses_requeue_outdated(*, include_failed: bool = True) -> int:

@@ -59,6 +59,29 @@ def sync_puzzles(user: AbstractBaseUser) -> int:
     return len(new)
 
 
+def puzzles_follow_findings(sender: Any, match_id: int, successors: dict[int, int], **_: Any) -> None:
+    """``analysis.signals.findings_replaced``: each puzzle of the match's old findings moves,
+    with its schedule and attempts, onto the new finding of the same chance; a puzzle whose
+    chance the new analysis no longer finds is deleted. Where two old findings have one
+    successor, a user keeps the puzzle trained on most (then the older)."""
+    puzzles = Puzzle.objects.filter(finding__match_id=match_id).order_by("-repetitions", "pk")
+    moved: list[Puzzle] = []
+    gone: list[int] = []
+    taken: set[tuple[int, int]] = set()
+    for puzzle in puzzles.only("pk", "finding_id", "user_id"):
+        successor = successors.get(puzzle.finding_id)
+        if successor is None or (successor, puzzle.user_id) in taken:
+            gone.append(puzzle.pk)
+            continue
+        taken.add((successor, puzzle.user_id))
+        puzzle.finding_id = successor
+        moved.append(puzzle)
+    if gone:
+        Puzzle.objects.filter(pk__in=gone).delete()
+    if moved:
+        Puzzle.objects.bulk_update(moved, ["finding"])
+
+
 class NotAPuzzle(ValueError):
     pass
 

@@ -286,6 +286,82 @@ def test_a_coach_picks_a_puzzle_for_the_owner(
     assert coach_api.get(f"/api/puzzles/{picked.json()['id']}/").status_code == 404
 
 
+def stored_again(match_id: int, findings: Any) -> None:
+    """The match's analysis stored again (a reverify, or a new analysis version, runs it anew)."""
+    from analysis import services as analysis_services
+
+    analysis_services.findings_store(match_id=match_id, findings=list(findings))
+
+
+def test_a_match_analysed_again_keeps_its_puzzles_and_their_progress(owner_api: APIClient, match_id: int) -> None:
+    from analysis.models import Finding as FindingRow
+    from training.models import Attempt, Puzzle
+
+    record, _ = engine(TEXT)
+    listed = puzzles(owner_api, "Bot 2").json()["results"]
+    assert len(listed) >= 2
+    solved = listed[0]
+    best = attempt(owner_api, solved["id"], list(finding_of(TEXT, solved).witness)).json()
+    assert best["verdict"] == "best" and best["repetitions"] == 1
+    before = {p.pk: (p.finding_id, p.ease, p.interval_days, p.repetitions, p.due) for p in Puzzle.objects.all()}
+
+    stored_again(match_id, analyze(record))
+
+    after = {p.pk: (p.finding_id, p.ease, p.interval_days, p.repetitions, p.due) for p in Puzzle.objects.all()}
+    assert after.keys() == before.keys()  # every puzzle kept
+    for pk, (finding_id, *schedule) in after.items():
+        assert finding_id != before[pk][0]  # now on the new analysis's row of its chance
+        assert schedule == list(before[pk][1:])
+        old = FindingRow.objects.filter(pk=before[pk][0])
+        assert not old.exists()
+    assert Attempt.objects.filter(puzzle_id=solved["id"]).count() == 1
+    assert owner_api.get(f"/api/puzzles/{solved['id']}/").status_code == 200
+    chances = [(p["id"], p["hand"], p["ply"], p["kind"]) for p in puzzles(owner_api, "Bot 2").json()["results"]]
+    assert sorted(chances) == sorted((p["id"], p["hand"], p["ply"], p["kind"]) for p in listed)
+
+
+def test_a_puzzle_goes_when_the_new_analysis_no_longer_finds_its_chance(owner_api: APIClient, match_id: int) -> None:
+    from training.models import Attempt
+
+    record, _ = engine(TEXT)
+    listed = puzzles(owner_api, "Bot 2").json()["results"]
+    dropped = finding_of(TEXT, listed[0])
+    attempt(owner_api, listed[0]["id"], list(dropped.witness))
+
+    stored_again(match_id, [f for f in analyze(record) if f != dropped])
+
+    assert owner_api.get(f"/api/puzzles/{listed[0]['id']}/").status_code == 404
+    assert not Attempt.objects.filter(puzzle_id=listed[0]["id"]).exists()
+    kept = [p["id"] for p in puzzles(owner_api, "Bot 2").json()["results"]]
+    assert kept == [p["id"] for p in listed[1:]]
+
+
+def test_two_chances_that_become_one_run_keep_the_puzzle_trained_on_most(owner_api: APIClient, match_id: int) -> None:
+    import dataclasses
+
+    from training.models import Puzzle
+
+    record, _ = engine(TEXT)
+    findings = analyze(record)
+    first = finding_of(TEXT, puzzles(owner_api, "Bot 2").json()["results"][0])
+    assert first.ply is not None
+    # The same chance one turn of the seat earlier, as an older analysis might have told it apart.
+    earlier = dataclasses.replace(first, ply=first.ply - 4, first_ply=first.ply - 4, last_ply=first.ply - 4)
+    stored_again(match_id, [earlier, *findings])
+    split = {(p["ply"]): p["id"] for p in puzzles(owner_api, "Bot 2").json()["results"]
+             if (p["hand"], p["kind"]) == (first.hand, first.kind) and p["ply"] in (first.ply, earlier.ply)}
+    assert len(split) == 2
+    Puzzle.objects.filter(pk=split[earlier.ply]).update(repetitions=3)  # solved three times in a row
+    merged = dataclasses.replace(first, first_ply=earlier.ply, last_ply=first.ply, turns=first.turns + 1)
+
+    stored_again(match_id, [merged if f == first else f for f in findings])
+
+    rows = Puzzle.objects.filter(finding__match_id=match_id, finding__hand=first.hand, finding__kind=first.kind,
+                                 finding__ply=first.ply)
+    assert [p.pk for p in rows] == [split[earlier.ply]]
+    assert not Puzzle.objects.filter(pk=split[first.ply]).exists()
+
+
 def test_the_schema_describes_the_training_endpoints(db: Any) -> None:
     import yaml
 
