@@ -23,6 +23,7 @@ from analysis.filters import FINDING_EXPLORER_ORDERINGS, FindingFilter
 from analysis.players import FIGURES, PlayerFilters, chart_points, player_page
 from apikit.throttling import page_refusal
 from buraco.analysis import KINDS, SEVERITIES
+from buraco.analysis.puzzles import makes_puzzle
 from buraco.rules import VARIANTS, find_variant
 from records import permissions, selectors, services, throttling
 from records.filters import MatchFilter
@@ -200,6 +201,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         replay = reverse("hand-replay", args=[match.pk, hand.number])
         for finding in hand.findings.get("all", []):  # type: ignore[attr-defined]
             finding.replay_url = f"{replay}?{urlencode({'ply': finding.ply or 0, **({'share': share} if share else {})})}"
+            finding.pickable = makes_puzzle(finding.as_engine())  # type: ignore[attr-defined]
         hand.rows = score_rows(hand, names)  # type: ignore[attr-defined]
     manage = permissions.can_manage(request.user, match)
     through = selectors.totals_through_hand(hands=hands)

@@ -1,4 +1,5 @@
-"""The training pages: the puzzles due, and one puzzle's table with a form for the turn.
+"""The training pages: the puzzles due, one puzzle's table with a form for the turn, and the
+match page's button that picks a finding as a puzzle for the match's owner.
 
 Server-rendered, no script needed: the form posts the turn (actions separated by ``;`` or new
 lines, Enter submits) and the page answers with the verdict and the witness."""
@@ -6,13 +7,19 @@ lines, Enter submits) and the page answers with the verdict and the witness."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AbstractBaseUser
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.http import require_POST
 
+from analysis.models import Finding
+from records import permissions
 from records.api.hands import MAX_ACTION_CHARS, MAX_TRY_ACTIONS
 
 from . import selectors, services
@@ -77,3 +84,26 @@ def puzzle_page(request: HttpRequest, puzzle_id: int) -> HttpResponse:
                    other_melds=[m for m in position["melds"] if m["side"] != puzzle.finding.side],
                    own_melds=[m for m in position["melds"] if m["side"] == puzzle.finding.side])
     return render(request, "training/puzzle.html", context, status=status)
+
+
+@login_required
+@require_POST
+def pick_puzzle(request: HttpRequest, finding_id: int) -> HttpResponse:
+    """The match page's "make it a puzzle" button (``POST /api/puzzles/`` for the pages): anyone
+    who may review the match picks a finding as a puzzle for its owner; back to the finding."""
+    finding = Finding.objects.select_related("match__owner").filter(pk=finding_id).first()
+    if finding is None or not permissions.can_review(request.user, finding.match):
+        raise Http404("no such finding of a match you may review")
+    owner = finding.match.owner
+    try:
+        _, created = services.share_puzzle(coach=cast(AbstractBaseUser, request.user), finding=finding)  # logged in
+    except services.NotAPuzzle as error:
+        messages.error(request, str(error).capitalize() + ".")
+    else:
+        whose = "your" if owner.pk == request.user.pk else f"{owner.get_username()}'s"
+        what = f"the {finding.kind} of hand {finding.hand} at ply {finding.ply}"
+        if created:
+            messages.success(request, f"Puzzle made: {what} is now in {whose} training.")
+        else:
+            messages.info(request, f"{what.capitalize()} is already in {whose} training.")
+    return redirect(f"{reverse('match-detail', args=[finding.match_id])}#finding-{finding.pk}")

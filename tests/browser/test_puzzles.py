@@ -98,3 +98,24 @@ def test_a_puzzle_solved_and_one_failed_comes_back_sooner(new_page: Any, player:
     assert later.index(failed) < later.index(solved)
     assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
     assert not page.errors
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_finding_picked_on_the_match_page_is_due_in_training(new_page: Any, player: Any, width: int) -> None:
+    page = new_page(width=width, height=900)
+    match_id = upload(page, player, TEXT)
+    page.goto(f"/matches/{match_id}/")
+    button = page.locator("li.finding-missed-canasta form.pick-form button").first
+    assert button.inner_text() == "Train on this"  # the owner picks for themselves
+    finding = int(button.locator("xpath=ancestor::li[contains(@class, 'finding')]").get_attribute("id").split("-")[1])
+    button.click()
+    page.wait_for_url(re.compile(rf"/matches/{match_id}/#finding-{finding}$"))
+    assert "is now in your training" in page.inner_text("main")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+
+    from training.models import Puzzle
+
+    picked = Puzzle.objects.get(finding_id=finding, user=player)
+    page.goto("/training/")
+    assert picked.pk in due_ids(page)
+    assert not page.errors

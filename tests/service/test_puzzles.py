@@ -362,6 +362,53 @@ def test_two_chances_that_become_one_run_keep_the_puzzle_trained_on_most(owner_a
     assert not Puzzle.objects.filter(pk=split[first.ply]).exists()
 
 
+def test_a_coach_picks_a_puzzle_with_the_match_pages_button(
+    owner: User, coach: User, stranger: User, owner_api: APIClient, upload: Any, client: Any
+) -> None:
+    from analysis.models import Finding as FindingRow
+    from training.models import Puzzle
+
+    text = record_text("cerrado", hands=1, seed=3, mistakes=1.0)  # a claimed score planted wrong, too
+    match_id = upload_one(upload, owner_api, text, "picked.brn")
+    match = Match.objects.get(pk=match_id)
+    match.shared_with.add(coach)
+    rows = FindingRow.objects.filter(match_id=match_id)
+    pickable = rows.filter(kind="missed-canasta").first()
+    scoring = rows.filter(kind="scoring-mistake").first()
+    assert pickable is not None and scoring is not None
+    pick = f"/training/pick/{pickable.pk}/"
+
+    client.force_login(coach)
+    page = client.get(f"/matches/{match_id}/").content.decode()
+    assert f'action="{pick}"' in page and "Make it a puzzle for ana" in page
+    assert f'action="/training/pick/{scoring.pk}/"' not in page  # a scoring mistake makes no puzzle
+    answer = client.post(pick)
+    assert answer.status_code == 302 and answer["Location"] == f"/matches/{match_id}/#finding-{pickable.pk}"
+    puzzle = Puzzle.objects.get(finding=pickable)
+    assert (puzzle.user_id, puzzle.shared_by_id) == (owner.pk, coach.pk)
+    shown = client.get(answer["Location"]).content.decode()
+    assert f"the missed-canasta of hand 1 at ply {pickable.ply} is now in ana&#x27;s training" in shown
+    assert "is already in ana&#x27;s training" in client.post(pick, follow=True).content.decode()
+    assert Puzzle.objects.filter(finding=pickable).count() == 1
+    refused = client.post(f"/training/pick/{scoring.pk}/", follow=True).content.decode()
+    assert "makes a puzzle" in refused and not Puzzle.objects.filter(finding=scoring).exists()
+
+    client.force_login(stranger)  # may not review the match: as if the finding did not exist
+    assert client.post(pick).status_code == 404
+    assert client.get(pick).status_code in (404, 405)
+    client.logout()
+    assert client.post(pick).status_code == 302 and Puzzle.objects.count() == 1  # to the log-in page
+    from records import services as records_services
+
+    records_services.share_link_rotate(match=match)
+    link = client.get(f"/matches/{match_id}/", {"share": Match.objects.get(pk=match_id).share_token})
+    assert link.status_code == 200 and "The better line" in link.content.decode()
+    assert 'class="inline pick-form"' not in link.content.decode()  # a link reads, it does not review
+
+    client.force_login(owner)
+    assert "Train on this" in client.get(f"/matches/{match_id}/").content.decode()
+
+
 def test_the_schema_describes_the_training_endpoints(db: Any) -> None:
     import yaml
 
