@@ -29,16 +29,8 @@ def hand_luck_answer(match: Match, hand: int) -> dict[str, Any] | None:
     """The hand's luck per seat and per draw; None until the match's luck job is done."""
     if not Job.objects.filter(match=match, kind=LUCK_KIND, status=Job.Status.DONE).exists():
         return None
-    players = list(match.players or [])
     rows = list(SeatLuck.objects.filter(match=match, hand=hand).order_by("seat"))
-    side_luck: dict[int, float] = defaultdict(float)
-    for row in rows:
-        side_luck[row.side] += row.luck
-    seats = [{
-        "seat": row.seat, "player": players[row.seat - 1] if 0 < row.seat <= len(players) else None,
-        "side": row.side, "luck": _points(row.luck), "draws": row.draws, "unsearched": row.unsearched,
-        "score": row.score, "adjusted": _points(row.score - side_luck[row.side]),
-    } for row in rows]
+    seats = _seats(rows, list(match.players or []))
     draws = [{
         "ply": d.ply, "seat": d.seat, "card": d.card, "value": d.value, "expected": _points(d.expected),
         "luck": _points(d.luck), "low": d.low, "high": d.high, "unseen": d.unseen, "judged": d.judged,
@@ -49,6 +41,32 @@ def hand_luck_answer(match: Match, hand: int) -> dict[str, Any] | None:
         "seats": seats,
         "draws": draws,
     }
+
+
+def _seats(rows: Sequence[SeatLuck], players: list[str]) -> list[dict[str, Any]]:
+    """A hand's seats' luck (``rows``, by seat), each with the side's luck-adjusted score."""
+    side_luck: dict[int, float] = defaultdict(float)
+    for row in rows:
+        side_luck[row.side] += row.luck
+    return [{
+        "seat": row.seat, "player": players[row.seat - 1] if 0 < row.seat <= len(players) else None,
+        "side": row.side, "luck": _points(row.luck), "draws": row.draws, "unsearched": row.unsearched,
+        "score": row.score, "adjusted": _points(row.score - side_luck[row.side]),
+    } for row in rows]
+
+
+def match_luck(match: Match) -> dict[int, dict[str, Any]]:
+    """For the match page, per hand number: its seats' luck (as :func:`hand_luck_answer`'s),
+    the hand's luck, and whether a draw of it was not judged; {} until the match's luck job
+    is done. Two queries, however many hands."""
+    if not Job.objects.filter(match=match, kind=LUCK_KIND, status=Job.Status.DONE).exists():
+        return {}
+    by_hand: dict[int, list[SeatLuck]] = defaultdict(list)
+    for row in SeatLuck.objects.filter(match=match).order_by("hand", "seat"):
+        by_hand[row.hand].append(row)
+    players = list(match.players or [])
+    return {hand: {"seats": _seats(rows, players), "luck": _points(sum(row.luck for row in rows)),
+                   "partial": any(row.unsearched for row in rows)} for hand, rows in by_hand.items()}
 
 
 def player_luck(name: str, seats: Sequence[tuple[int, int]]) -> dict[str, Any] | None:

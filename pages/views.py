@@ -25,6 +25,7 @@ from apikit.throttling import page_refusal
 from buraco.analysis import KINDS, SEVERITIES
 from buraco.analysis.puzzles import makes_puzzle
 from buraco.rules import VARIANTS, find_variant
+from luck.selectors import match_luck
 from records import permissions, selectors, services, throttling
 from records.filters import MatchFilter
 from records.models import Hand, Job, Match
@@ -191,6 +192,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     findings = analysis_selectors.findings_by_hand(match=match, min_points=min_points, severity=severity)
     share_query = f"?{urlencode({'share': share})}" if share else ""
     hands = list(match.hands.all())
+    luck = match_luck(match)
     names = side_names(match)
     source_lines = bytes(match.source).decode("utf-8", errors="replace").splitlines()
     for hand in hands:
@@ -203,6 +205,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             finding.replay_url = f"{replay}?{urlencode({'ply': finding.ply or 0, **({'share': share} if share else {})})}"
             finding.pickable = makes_puzzle(finding.as_engine())  # type: ignore[attr-defined]
         hand.rows = score_rows(hand, names)  # type: ignore[attr-defined]
+        hand.luck = luck.get(hand.number)  # type: ignore[attr-defined]
     manage = permissions.can_manage(request.user, match)
     through = selectors.totals_through_hand(hands=hands)
     analysis = match.job(Job.Kind.ANALYZE)

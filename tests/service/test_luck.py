@@ -132,6 +132,27 @@ def test_the_player_has_the_sum_of_their_luck_and_the_luck_adjusted_result(owner
     assert body["adjusted"] == round(score - side_luck, 2) and body["hands"] == 3 and body["unsearched"] == 0
 
 
+def test_the_match_page_shows_each_hands_luck_as_the_api_answers_it(
+    owner: Any, owner_api: APIClient, upload: Any, client: Any
+) -> None:
+    import re
+
+    text = with_players(record_text("cerrado", hands=2, seed=91, mistakes=0.3), "Ana", "Bo")
+    match_id = upload_one(upload, owner_api, text)
+    client.force_login(owner)
+    page = client.get(f"/matches/{match_id}/").content.decode()
+    for number in (1, 2):
+        luck = owner_api.get(f"/api/matches/{match_id}/hands/{number}/luck/").json()["luck"]
+        section = page.split(f'id="luck-hand-{number}"', 1)[1].split("</details>", 1)[0]
+        assert f"{luck['luck']} points in all" in section
+        rows = re.findall(r"<tr><td>p(\d)</td><td>.*?>(\w+)</a></td>\s*<td><strong>([-\d.]+)</strong></td><td>(\d+)",
+                          section, re.S)
+        assert len(rows) == 2 and rows == [(str(s["seat"]), s["player"], str(s["luck"]), str(s["draws"])) for s in luck["seats"]]
+        assert all(f"<td>{s['adjusted']}</td>" in section for s in luck["seats"])
+    Job.objects.filter(match_id=match_id, kind=LUCK_KIND).update(status=Job.Status.PENDING)
+    assert 'id="luck-hand-1"' not in client.get(f"/matches/{match_id}/").content.decode()  # not judged yet
+
+
 def test_the_schema_has_the_luck_endpoint(anonymous_api: APIClient) -> None:
     schema = anonymous_api.get("/api/schema/", {"format": "json"}).json()
     assert "/api/matches/{match_id}/hands/{hand}/luck/" in schema["paths"]
