@@ -107,6 +107,8 @@ def test_a_finding_picked_on_the_match_page_is_due_in_training(new_page: Any, pl
     page.goto(f"/matches/{match_id}/")
     button = page.locator("li.finding-missed-canasta form.pick-form button").first
     assert button.inner_text() == "Train on this"  # the owner picks for themselves
+    button.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / f"match-pick-{'phone' if width < 600 else 'desktop'}.png"))
     finding = int(button.locator("xpath=ancestor::li[contains(@class, 'finding')]").get_attribute("id").split("-")[1])
     button.click()
     page.wait_for_url(re.compile(rf"/matches/{match_id}/#finding-{finding}$"))
