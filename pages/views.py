@@ -193,6 +193,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     share_query = f"?{urlencode({'share': share})}" if share else ""
     hands = list(match.hands.all())
     luck = match_luck(match)
+    can = permissions.abilities(request.user, match, share)
     names = side_names(match)
     source_lines = bytes(match.source).decode("utf-8", errors="replace").splitlines()
     for hand in hands:
@@ -203,7 +204,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         replay = reverse("hand-replay", args=[match.pk, hand.number])
         for finding in hand.findings.get("all", []):  # type: ignore[attr-defined]
             finding.replay_url = f"{replay}?{urlencode({'ply': finding.ply or 0, **({'share': share} if share else {})})}"
-            finding.pickable = makes_puzzle(finding.as_engine())  # type: ignore[attr-defined]
+            finding.pickable = can["review"] and makes_puzzle(finding.as_engine())  # type: ignore[attr-defined]
         hand.rows = score_rows(hand, names)  # type: ignore[attr-defined]
         hand.luck = luck.get(hand.number)  # type: ignore[attr-defined]
     manage = permissions.can_manage(request.user, match)
@@ -222,7 +223,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             "totals_through": through,
             "unscored": unscored,
             "is_owner": manage,
-            "can": permissions.abilities(request.user, match, share),
+            "can": can,
             "shared_with": list(match.shared_with.order_by("username").values_list("username", flat=True))
             if manage else [],
             "failure": selectors.match_failure(match=match),
