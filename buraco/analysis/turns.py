@@ -245,14 +245,19 @@ class Chance:
     table: HandState  # the table once the witness is played
     start: HandState  # the table the witness's plays begin from (after its draw step)
     margin: int = 0  # going out: the margin then
+    # Open only: the witness's draw step and line, where no draw choice holds more.
+    best: tuple[Action, Line] | None = None
 
     @classmethod
-    def open_only(cls, turn: Turn, position: int, witness: tuple[Action, ...]) -> Chance:
-        """The chance of a turn searched only above its run's best so far, where nothing was:
-        it was open (``witness``, a line holding more than the turn as played, proves it) and
-        is not the run's stake. Its best line, and so its ply, is not known:
-        :class:`_CanastaRuns` searches it whole if it ends the run."""
-        return cls(position, turn.ply, None, witness, "", turn.before_draw, turn.before_draw)
+    def open_only(cls, turn: Turn, position: int, opener: tuple[Action, Line], floor: int) -> Chance:
+        """The chance of a turn searched only above its run's best so far (``floor``, in
+        bonus), where nothing was: it was open (``opener``, a draw step and a line holding
+        more than the turn as played, proves it) and is not the run's stake. Its best line,
+        and so its ply, is not known, unless the opener holds ``floor`` itself (kept as
+        ``best``): :class:`_CanastaRuns` searches it if it ends the run."""
+        draw, line = opener
+        best = opener if line.bonus == floor else None
+        return cls(position, turn.ply, None, (draw, *line.actions), "", turn.before_draw, turn.before_draw, best=best)
 
 
 class _HandJudge:
@@ -342,7 +347,6 @@ class _HandJudge:
         turn = self.played.turns[position]
         if turn.went_out:
             return self.canasta_by_going_out(position)
-        seat = turn.seat
         context = self.context
         to_beat = turn.end_bonus
         reach = turn.reach().bonus_bound(context)
@@ -354,8 +358,7 @@ class _HandJudge:
         if above is not None and proof is not None:
             opener = self.reopened(turn, proof, to_beat)
             if opener is not None and reach <= floor:
-                draw, line = opener  # open, and no draw choice leads to a line worth more
-                return Chance.open_only(turn, position, (draw, *line.actions))
+                return Chance.open_only(turn, position, opener, floor)  # no draw choice leads to a line worth more
         played = canasta_lines_above(turn.start(), turn.discard, to_beat if opener is None else floor, floor, context, to_beat)
         if opener is None and played.opener is not None:
             opener = (turn.draw, played.opener)
@@ -377,22 +380,42 @@ class _HandJudge:
             if found.line is not None:
                 best = (found.line, take, False)
         if best is None:
-            if opener is None:
-                return None
-            draw, line = opener
-            return Chance.open_only(turn, position, (draw, *line.actions))
+            return None if opener is None else Chance.open_only(turn, position, opener, floor)
         line, draw, is_played = best
+        return self.played_chance(turn, position, line) if is_played else self.take_chance(turn, position, draw, line)
+
+    def played_chance(self, turn: Turn, position: int, line: Line) -> Chance:
+        """The turn's missed canasta, ``line`` after the draw step as played."""
+        message = f"p{turn.seat} could have {_canasta_text(turn.before_draw, line)}"
+        if turn.discard is not None and _line_spends(line, turn.discard):
+            message += f" and threw the {CARD_TEXT[turn.discard]} away"
         points = line.bonus - turn.end_bonus
-        if is_played:
-            message = f"p{seat} could have {_canasta_text(turn.before_draw, line)}"
-            if turn.discard is not None and _line_spends(line, turn.discard):
-                message += f" and threw the {CARD_TEXT[turn.discard]} away"
-            return Chance(position, turn.ply, points, (turn.draw, *line.actions), message, line.state, turn.before_draw)
+        return Chance(position, turn.ply, points, (turn.draw, *line.actions), message, line.state, turn.before_draw)
+
+    def take_chance(self, turn: Turn, position: int, take: Action, line: Line) -> Chance:
+        """The turn's missed canasta, ``line`` after ``take``, a take passed over."""
+        seat = turn.seat
         message = (
-            f"p{seat} could have taken {_take_text(turn.before_draw, draw)} and "
+            f"p{seat} could have taken {_take_text(turn.before_draw, take)} and "
             f"{_canasta_text(turn.before_draw, line)}; p{seat} {_played_draw_text(turn)} instead"
         )
-        return Chance(position, turn.draw_ply, points, (draw, *line.actions), message, line.state, turn.before_draw)
+        points = line.bonus - turn.end_bonus
+        return Chance(position, turn.draw_ply, points, (take, *line.actions), message, line.state, turn.before_draw)
+
+    def chance_at_best(self, position: int, best: tuple[Action, Line]) -> Chance:
+        """The turn's chance as its whole search would report it, where ``best`` (a draw
+        step and a line) holds the most any draw choice of the turn holds: after the draw
+        as played where some line from it holds as much (the whole search keeps a take
+        passed over only where it holds more), else after ``best``'s take."""
+        turn = self.played.turns[position]
+        draw, line = best
+        if draw == turn.draw:
+            return self.played_chance(turn, position, line)
+        asked = line.bonus - 1  # as much as ``line``: no line from any draw choice holds more
+        played = canasta_lines_above(turn.start(), turn.discard, asked, asked, self.context, turn.end_bonus)
+        if played.line is not None:
+            return self.played_chance(turn, position, played.line)
+        return self.take_chance(turn, position, draw, line)
 
     def reopened(self, turn: Turn, proof: Chance, to_beat: int) -> tuple[Action, Line] | None:
         """The plays of ``proof``'s witness (the discard ending it chosen anew) replayed by
@@ -621,7 +644,15 @@ class _CanastaRuns:
         self.open_only.clear()
 
     def searched_whole(self, position: int) -> None:
-        self.chances[position] = self.hand_judge.guarded(position, "canasta", self.cut, self.hand_judge.canasta_chance)
+        """Search anew the run's last turn, where only open was learnt: only the draw as
+        played, where the line proving it open holds the most any draw choice holds."""
+        judge = self.hand_judge
+        opened = self.chances[position]
+        best = opened.best if opened is not None else None
+        if best is None:
+            self.chances[position] = judge.guarded(position, "canasta", self.cut, judge.canasta_chance)
+        else:
+            self.chances[position] = judge.guarded(position, "canasta", self.cut, lambda p: judge.chance_at_best(p, best))
 
 
 _OUTCOME_TEXT = {

@@ -6,7 +6,9 @@ keeps a line exactly where the whole search's best holds more than the floor, an
 chance is open exactly where the whole search finds a line (searched, or read from the
 whole search the context remembers for the table); a turn judged with its run's
 stake and its last turn's chance is open-only exactly where the whole search finds no more
-at stake than that, and its witness replays legally and holds more bonus than the turn."""
+at stake than that, and its witness replays legally and holds more bonus than the turn;
+where that witness holds as much as the run's stake, the turn's chance worked out from it
+(``_HandJudge.chance_at_best``, what ends a run) has the whole search's points and ply."""
 
 from __future__ import annotations
 
@@ -48,20 +50,21 @@ MATCHES = [("brasil", 1), ("brasil", 2), ("brasil", 5), ("burraco", 3), ("abiert
 
 def test_a_turn_inside_a_run_judged_above_its_stake_agrees_with_the_whole_search() -> None:
     judged = [judge_above_stakes(variant_id, seed) for variant_id, seed in MATCHES]
-    assert sum(open_only for open_only, _ in judged) > 0  # runs of several turns were reached
-    assert sum(proved for _, proved in judged) > 0  # and a last turn's line proved one open
+    assert sum(open_only for open_only, _, _ in judged) > 0  # runs of several turns were reached
+    assert sum(proved for _, proved, _ in judged) > 0  # and a last turn's line proved one open
+    assert sum(at_best for _, _, at_best in judged) > 0  # and one holding the stake itself
 
 
-def judge_above_stakes(variant_id: str, seed: int) -> tuple[int, int]:
-    """Check every turn of the match's hand; the open-only turns, and those the seat's last
-    turn's line proved open."""
+def judge_above_stakes(variant_id: str, seed: int) -> tuple[int, int, int]:
+    """Check every turn of the match's hand; the open-only turns, those the seat's last
+    turn's line proved open, and those whose witness holds the run's stake."""
     record = play_match(variant_id, players=2, hands=1, seed=seed)
     played = played_turns(record, 0)
     whole = _HandJudge(record, 0, played, SearchContext(record.rules))
     floored = _HandJudge(record, 0, played, SearchContext(record.rules))
     last: dict[int, Chance] = {}  # the seat's last chance, as the floored judge saw it
     stakes: dict[int, int] = {}
-    open_only = proved = 0
+    open_only = proved = at_best = 0
     for position, turn in enumerate(played.turns):
         truth = whole.canasta_chance(position)
         seat = turn.seat
@@ -84,9 +87,17 @@ def judge_above_stakes(variant_id: str, seed: int) -> tuple[int, int]:
             assert replayed is not None  # the engine accepts the witness
             assert floored.context.bonus_of(replayed, turn.side) > turn.end_bonus
             proved += floored.reopened(turn, last[seat], turn.end_bonus) is not None
+            if chance.best is not None:
+                at_best += 1
+                assert truth.points == stakes[seat]  # the witness holds the most of any draw choice
+                found = floored.chance_at_best(position, chance.best)
+                assert (found.points, found.ply) == (truth.points, truth.ply)
+                draw, *plays = found.witness
+                ended = Start.taking(turn.before_draw, draw) if draw.verb == "take" else turn.start()
+                assert ended.replay(plays) is not None
         else:
             assert chance.points == truth.points and chance.ply == truth.ply
             assert seat not in stakes or chance.points > stakes[seat]
         stakes[seat] = max(stakes.get(seat, 0), truth.points)
         last[seat] = chance
-    return open_only, proved
+    return open_only, proved, at_best
