@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final
 
 from ..actions import DISCARD, DRAW, TAKE, Action, draw_action, take_action
 from ..cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
@@ -591,17 +590,12 @@ class _HandJudge:
         return recovered
 
 
-# The turns a run must have before the next is searched above its stake: most runs are short,
-# and the last turn searched above its stake is searched whole again.
-FLOOR_FROM: Final = 2
-
-
 class _CanastaRuns:
-    """The missed-canasta chances of a hand's turns, judged in order. A turn inside a run,
-    once the run has FLOOR_FROM turns, is searched only for more than the run's stake so
-    far (the most the seat's turns of the run have found), with the line of the seat's last
-    turn, replayed, to prove it still open; a run's last turn, where only that was learnt,
-    is searched whole once the run ends (its ply is that of its best line)."""
+    """The missed-canasta chances of a hand's turns, judged in order. A turn inside a run
+    (from its second turn) is searched only for more than the run's stake so far (the most
+    the seat's turns of the run have found), with the line of the seat's last turn,
+    replayed, to prove it still open; a run's last turn, where only that was learnt, is
+    searched again once the run ends, for its ply (see :meth:`searched_whole`)."""
 
     def __init__(self, judge: _HandJudge, cut: set[tuple[str, int]]) -> None:
         self.hand_judge = judge
@@ -609,13 +603,12 @@ class _CanastaRuns:
         self.chances: list[Chance | None] = []  # by position in PlayedHand.turns
         self.stakes: dict[int, tuple[int, Chance]] = {}  # seat -> its run's stake so far, its last chance
         self.open_only: dict[int, int] = {}  # seat -> its last turn, where only open was learnt
-        self.length: Counter[int] = Counter()  # seat -> the turns of its run so far
 
     def judge(self, position: int) -> None:
         judge = self.hand_judge
         seat = judge.played.turns[position].seat
         known = self.stakes.get(seat)
-        if known is None or self.length[seat] < FLOOR_FROM:
+        if known is None:
             chance = judge.guarded(position, "canasta", self.cut, judge.canasta_chance)
         else:
             chance = judge.guarded(position, "canasta", self.cut, lambda p: judge.canasta_chance(p, *known))
@@ -625,10 +618,8 @@ class _CanastaRuns:
                 self.searched_whole(last)
         if chance is None:
             self.stakes.pop(seat, None)
-            self.length[seat] = 0
             self.chances.append(chance)
             return
-        self.length[seat] += 1
         if chance.points is None:
             assert known is not None  # only a turn inside a run is judged open-only
             self.open_only[seat] = position
