@@ -1,0 +1,192 @@
+"""Where a median hand's analysis time goes, part by part, in multiples of its verify.
+
+Issue 13 asks the analysis of a hand to cost at most 10x its verify (median over a rule
+set's hands, ``bench/analysis.py``). This splits that cost for the hands the median is
+read on: it plays ``--hands`` hands of one rule set as ``bench/analysis.py`` does (2
+players, 5 hands a match, seeds 0, 1, ...), times each hand's turn searches and verify,
+keeps the middle ``--middle`` share of them by that ratio, and times there:
+
+* **verify**: ``buraco.replay.verify_hand``, best of three (CPU time);
+* **replay**: ``played_turns``, the hand replayed turn by turn for the searches;
+* **reach**: on such a replay, each turn's reach bound (``Turn.reach().bonus_bound``)
+  and going out's quick test on it (``may_qualify``): what stops most turns before any
+  search. In the analysis it is paid inside the canasta judge, and is taken out of it below;
+* then the analysis as it runs (``_HandJudge.findings``), with the canasta judge, the
+  going-out judge and the dangerous-discard test each timed where it is called (wall
+  clock, ``time.perf_counter``: CPU time costs a system call, which would weigh on parts
+  this small), the rest being the runs and the judge's own work;
+* **freeing**: dropping the hand's tables once judged (``forget_hand`` and the replay).
+
+The cycle collector is paused throughout, as the analysis pauses it. It prints each
+part in microseconds a turn and in multiples of verify, and what every turn pays before
+any search. A figure, not a test: the parts are private functions of the engine, wrapped
+for the run and restored after.
+
+Run: ``.venv/bin/python bench/turn_costs.py [--variant brasil] [--hands 150] [--middle 0.4]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(1, str(ROOT))
+
+from buraco.analysis import turns  # noqa: E402
+from buraco.analysis.collector import collector_paused  # noqa: E402
+from buraco.analysis.search import SearchContext  # noqa: E402
+from buraco.notation import Record  # noqa: E402
+from buraco.replay import verify_hand  # noqa: E402
+from buraco.selfplay import play_match  # noqa: E402
+
+HANDS_PER_MATCH = 5  # as bench/analysis.py plays them
+PARTS = ("canasta", "going out", "discards")
+
+
+def hands_of(variant: str, hands: int) -> list[tuple[Record, int]]:
+    """``hands`` self-play hands of ``variant``, as (record, index), the matches that
+    bench/analysis.py measures (a seed self-play gets stuck on is passed over)."""
+    found: list[tuple[Record, int]] = []
+    seed = 0
+    while len(found) < hands:
+        try:
+            record = play_match(variant, players=2, hands=min(HANDS_PER_MATCH, hands - len(found)), seed=seed)
+        except RuntimeError:
+            pass
+        else:
+            found.extend((record, index) for index in range(len(record.hands)))
+        seed += 1
+    return found
+
+
+def cpu(function: Callable[[], object], repeat: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        function()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def middle_hands(hands: list[tuple[Record, int]], share: float) -> list[tuple[Record, int]]:
+    """The hands whose ratio of analysis to verify lies in the middle ``share`` of all."""
+    ratios = []
+    for record, index in hands:
+        context = SearchContext(record.rules)
+        analysis = cpu(lambda: turns.turn_findings(record, index, [], context))  # noqa: B023
+        ratios.append((analysis / cpu(lambda: verify_hand(record, index), 3), record, index))  # noqa: B023
+    ratios.sort(key=lambda entry: entry[0])
+    cut = round(len(ratios) * (1 - share) / 2)
+    kept = ratios[cut:len(ratios) - cut]
+    print(f"{len(kept)} hands of {len(ratios)}, ratio {kept[0][0]:.1f}x to {kept[-1][0]:.1f}x "
+          f"(median of all {statistics.median(r for r, _, _ in ratios):.1f}x)")
+    return [(record, index) for _, record, index in kept]
+
+
+class _Timed:
+    """The judge's parts wrapped with a clock each, while the block runs."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(PARTS, 0.0)
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    def wrap(self, owner: Any, name: str, part: str) -> None:
+        function = getattr(owner, name)
+        seconds, clock = self.seconds, time.perf_counter
+
+        def timed(*args: Any) -> Any:
+            start = clock()
+            try:
+                return function(*args)
+            finally:
+                seconds[part] += clock() - start
+
+        self._saved.append((owner, name, function))
+        setattr(owner, name, timed)
+
+    def __enter__(self) -> _Timed:
+        self.wrap(turns._HandJudge, "canasta_chance", "canasta")
+        self.wrap(turns._HandJudge, "going_out_chance", "going out")
+        self.wrap(turns, "_discard_findings", "discards")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for owner, name, function in reversed(self._saved):
+            setattr(owner, name, function)
+
+
+def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float], dict[str, int]]:
+    seconds = dict.fromkeys(("verify", "replay", "reach", "judging", "freeing"), 0.0)
+    counts = {"reach lets through": 0, "could go out": 0}
+    turn_count = 0
+    with collector_paused(), _Timed() as timed:
+        for record, index in hands:
+            seconds["verify"] += cpu(lambda: verify_hand(record, index), 3)  # noqa: B023
+            context = SearchContext(record.rules)
+            played = turns.played_turns(record, index, context)
+            start = time.process_time()
+            for turn in played.turns:
+                counts["reach lets through"] += turn.reach().bonus_bound(context) > turn.end_bonus
+                counts["could go out"] += not turn.went_out and turn.reach().counted(context).may_qualify()
+            seconds["reach"] += time.process_time() - start
+            turn_count += len(played.turns)
+            del played
+            context = SearchContext(record.rules)
+            start = time.process_time()
+            played = turns.played_turns(record, index, context)
+            replayed = time.process_time()
+            judge = turns._HandJudge(record, index, played, context)
+            judge.findings()
+            judged = time.process_time()
+            context.forget_hand()
+            del judge, played
+            seconds["freeing"] += time.process_time() - judged
+            seconds["replay"] += replayed - start
+            seconds["judging"] += judged - replayed
+    seconds.update(timed.seconds)
+    return turn_count, seconds, counts
+
+
+def report(turn_count: int, seconds: dict[str, float], counts: dict[str, int]) -> None:
+    verify = seconds["verify"]
+    # The reach is paid inside the canasta judge: shown apart, taken out of it.
+    rows = [
+        ("replaying the turns", seconds["replay"]),
+        ("the reach bound", seconds["reach"]),
+        ("dangerous discards", seconds["discards"]),
+        ("freeing the hand's tables", seconds["freeing"]),
+    ]
+    every_turn = sum(s for _, s in rows)
+    searches = [
+        ("canasta searches", seconds["canasta"] - seconds["reach"]),
+        ("going-out searches", seconds["going out"]),
+        ("the runs, the judge's own work", seconds["judging"] - sum(seconds[p] for p in PARTS)),
+    ]
+    total = seconds["replay"] + seconds["judging"] + seconds["freeing"]
+    print(f"{turn_count} turns; verify {verify / turn_count * 1e6:.1f} us a turn; "
+          f"analysis {total / turn_count * 1e6:.1f} us a turn, {total / verify:.1f}x verify")
+    print(f"the reach lets {counts['reach lets through']} turns through; "
+          f"{counts['could go out']} could go out by it")
+    print("| part | us a turn | x verify |\n|---|--:|--:|")
+    for name, part in [*rows, ("**what every turn pays, before any search**", every_turn), *searches]:
+        print(f"| {name} | {part / turn_count * 1e6:.1f} | {part / verify:.1f}x |")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--variant", default="brasil")
+    parser.add_argument("--hands", type=int, default=150)
+    parser.add_argument("--middle", type=float, default=0.4, help="share of the hands kept, by ratio (default 0.4)")
+    args = parser.parse_args(argv)
+    hands = middle_hands(hands_of(args.variant, args.hands), args.middle)
+    report(*measure(hands))
+
+
+if __name__ == "__main__":
+    main()
