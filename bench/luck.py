@@ -21,28 +21,18 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))
 
+from bench.harness import cpu_best  # noqa: E402
 from buraco.analysis.luck import hand_luck  # noqa: E402
 from buraco.analysis.search import SearchContext  # noqa: E402
 from buraco.analysis.turns import Unsearched, turn_findings  # noqa: E402
 from buraco.notation import Record  # noqa: E402
 from buraco.rules import VARIANTS  # noqa: E402
 from buraco.selfplay import play_match  # noqa: E402
-
-
-def best_of(repeat: int, work: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        began = time.process_time()
-        work()
-        best = min(best, time.process_time() - began)
-    return best
 
 
 def measure(variant: str, hands: int, repeat: int) -> dict[str, float]:
@@ -59,8 +49,8 @@ def measure(variant: str, hands: int, repeat: int) -> dict[str, float]:
         def judge(record: Record = record) -> None:
             hand_luck(record, 0)
 
-        analysis.append(best_of(repeat, analyse))
-        luck.append(best_of(repeat, judge))
+        analysis.append(cpu_best(analyse, repeat))
+        luck.append(cpu_best(judge, repeat))
         found = hand_luck(record, 0)
         draws += len(found.draws)
         searches += sum(d.searches for d in found.draws)

@@ -31,13 +31,14 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))
 
+from bench.harness import cpu_best  # noqa: E402
 from buraco.analysis import turns  # noqa: E402
 from buraco.analysis.collector import collector_paused  # noqa: E402
 from buraco.analysis.search import SearchContext  # noqa: E402
@@ -65,22 +66,13 @@ def hands_of(variant: str, hands: int) -> list[tuple[Record, int]]:
     return found
 
 
-def cpu(function: Callable[[], object], repeat: int = 1) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        function()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def middle_hands(hands: list[tuple[Record, int]], share: float) -> list[tuple[Record, int]]:
     """The hands whose ratio of analysis to verify lies in the middle ``share`` of all."""
     ratios = []
     for record, index in hands:
         context = SearchContext(record.rules)
-        analysis = cpu(lambda: turns.turn_findings(record, index, [], context))  # noqa: B023
-        ratios.append((analysis / cpu(lambda: verify_hand(record, index), 3), record, index))  # noqa: B023
+        analysis = cpu_best(lambda: turns.turn_findings(record, index, [], context))  # noqa: B023
+        ratios.append((analysis / cpu_best(lambda: verify_hand(record, index), 3), record, index))  # noqa: B023
     ratios.sort(key=lambda entry: entry[0])
     cut = round(len(ratios) * (1 - share) / 2)
     kept = ratios[cut:len(ratios) - cut]
@@ -127,7 +119,7 @@ def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float],
     turn_count = 0
     with collector_paused(), _Timed() as timed:
         for record, index in hands:
-            seconds["verify"] += cpu(lambda: verify_hand(record, index), 3)  # noqa: B023
+            seconds["verify"] += cpu_best(lambda: verify_hand(record, index), 3)  # noqa: B023
             context = SearchContext(record.rules)
             played = turns.played_turns(record, index, context)
             start = time.process_time()
