@@ -38,32 +38,23 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))
 
+from bench.analysis import records_for  # noqa: E402
 from bench.harness import cpu_best  # noqa: E402
 from buraco.analysis import turns  # noqa: E402
 from buraco.analysis.collector import collector_paused  # noqa: E402
 from buraco.analysis.search import SearchContext  # noqa: E402
 from buraco.notation import Record  # noqa: E402
 from buraco.replay import verify_hand  # noqa: E402
-from buraco.selfplay import play_match  # noqa: E402
 
-HANDS_PER_MATCH = 5  # as bench/analysis.py plays them
+HANDS_PER_MATCH = 5  # bench/analysis.py's default
 PARTS = ("canasta", "going out", "discards")
 
 
 def hands_of(variant: str, hands: int) -> list[tuple[Record, int]]:
-    """``hands`` self-play hands of ``variant``, as (record, index), the matches that
-    bench/analysis.py measures (a seed self-play gets stuck on is passed over)."""
-    found: list[tuple[Record, int]] = []
-    seed = 0
-    while len(found) < hands:
-        try:
-            record = play_match(variant, players=2, hands=min(HANDS_PER_MATCH, hands - len(found)), seed=seed)
-        except RuntimeError:
-            pass
-        else:
-            found.extend((record, index) for index in range(len(record.hands)))
-        seed += 1
-    return found
+    """``hands`` self-play hands of ``variant``, as (record, index): the matches that
+    bench/analysis.py measures, made by its own :func:`records_for`."""
+    records, _ = records_for(variant, 2, hands, HANDS_PER_MATCH)
+    return [(record, index) for _, record in records for index in range(len(record.hands))]
 
 
 def middle_hands(hands: list[tuple[Record, int]], share: float) -> list[tuple[Record, int]]:
