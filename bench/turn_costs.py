@@ -17,6 +17,11 @@ keeps the middle ``--middle`` share of them by that ratio, and times there:
   this small), the rest being the runs and the judge's own work;
 * **freeing**: dropping the hand's tables once judged (``forget_hand`` and the replay).
 
+Then the canasta and going-out judges' calls by what they found, each with its count and
+its time (the reach bound included, as the judge pays it): a turn stopped by the reach, a
+turn searched with nothing open, a chance, and inside a run (from its second turn, searched
+only above the run's stake so far) a turn found open but worth no more than that stake.
+
 The cycle collector is paused throughout, as the analysis pauses it. It prints each
 part in microseconds a turn and in multiples of verify, and what every turn pays before
 any search. A figure, not a test: the parts are private functions of the engine, wrapped
@@ -31,7 +36,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,30 +77,72 @@ def middle_hands(hands: list[tuple[Record, int]], share: float) -> list[tuple[Re
     return [(record, index) for _, record, index in kept]
 
 
+Outcome = Callable[[tuple[Any, ...], Any], str]  # a judge's (arguments, answer) -> what it found
+
+
+def canasta_outcome(args: tuple[Any, ...], chance: turns.Chance | None) -> str:
+    """What one call of ``_HandJudge.canasta_chance`` found (read after it returned: the
+    turn keeps its reach, so reading it again costs nothing)."""
+    judge, position, *above = args
+    turn = judge.played.turns[position]
+    where = "inside a run" if above else "a run's first turn, or its last searched again"
+    if turn.went_out:
+        found = "went out (ways of going out only)"
+    elif turn.reach().bonus_bound(judge.context) <= turn.end_bonus:
+        found = "stopped by the reach"
+    elif chance is None:
+        found = "searched, nothing open"
+    elif chance.points is None:
+        found = "open, worth no more than the run's stake"
+    else:
+        found = "a chance"
+    return f"canasta: {where}: {found}"
+
+
+def going_out_outcome(args: tuple[Any, ...], chance: turns.Chance | None) -> str:
+    """What one call of ``_HandJudge.going_out_chance`` found."""
+    judge, position = args
+    turn = judge.played.turns[position]
+    if turn.went_out or not turn.reach().counted(judge.context).may_qualify():
+        return "going out: no canasta to qualify by the reach"
+    return "going out: " + ("searched, no way out" if chance is None else "a way out")
+
+
 class _Timed:
-    """The judge's parts wrapped with a clock each, while the block runs."""
+    """The judge's parts wrapped with a clock each, while the block runs; the canasta and
+    going-out judges' calls also by what they found (:func:`canasta_outcome`)."""
 
     def __init__(self) -> None:
         self.seconds = dict.fromkeys(PARTS, 0.0)
+        self.outcomes: dict[str, list[float]] = {}  # what was found -> [calls, seconds]
+        self.telling = 0.0  # seconds spent telling what was found: the bench's, not the analysis's
         self._saved: list[tuple[Any, str, Any]] = []
 
-    def wrap(self, owner: Any, name: str, part: str) -> None:
+    def wrap(self, owner: Any, name: str, part: str, outcome: Outcome | None = None) -> None:
         function = getattr(owner, name)
-        seconds, clock = self.seconds, time.perf_counter
+        seconds, outcomes, clock = self.seconds, self.outcomes, time.perf_counter
 
         def timed(*args: Any) -> Any:
             start = clock()
+            answer = None
             try:
-                return function(*args)
+                answer = function(*args)
+                return answer
             finally:
-                seconds[part] += clock() - start
+                spent = clock() - start
+                seconds[part] += spent
+                if outcome is not None:
+                    tally = outcomes.setdefault(outcome(args, answer), [0, 0.0])
+                    tally[0] += 1
+                    tally[1] += spent
+                    self.telling += clock() - start - spent
 
         self._saved.append((owner, name, function))
         setattr(owner, name, timed)
 
     def __enter__(self) -> _Timed:
-        self.wrap(turns._HandJudge, "canasta_chance", "canasta")
-        self.wrap(turns._HandJudge, "going_out_chance", "going out")
+        self.wrap(turns._HandJudge, "canasta_chance", "canasta", canasta_outcome)
+        self.wrap(turns._HandJudge, "going_out_chance", "going out", going_out_outcome)
         self.wrap(turns, "_discard_findings", "discards")
         return self
 
@@ -104,7 +151,10 @@ class _Timed:
             setattr(owner, name, function)
 
 
-def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float], dict[str, int]]:
+Outcomes = dict[str, list[float]]
+
+
+def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float], dict[str, int], Outcomes]:
     seconds = dict.fromkeys(("verify", "replay", "reach", "judging", "freeing"), 0.0)
     counts = {"reach lets through": 0, "could go out": 0}
     turn_count = 0
@@ -133,10 +183,11 @@ def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float],
             seconds["replay"] += replayed - start
             seconds["judging"] += judged - replayed
     seconds.update(timed.seconds)
-    return turn_count, seconds, counts
+    seconds["judging"] -= timed.telling
+    return turn_count, seconds, counts, timed.outcomes
 
 
-def report(turn_count: int, seconds: dict[str, float], counts: dict[str, int]) -> None:
+def report(turn_count: int, seconds: dict[str, float], counts: dict[str, int], outcomes: Outcomes) -> None:
     verify = seconds["verify"]
     # The reach is paid inside the canasta judge: shown apart, taken out of it.
     rows = [
@@ -159,6 +210,10 @@ def report(turn_count: int, seconds: dict[str, float], counts: dict[str, int]) -
     print("| part | us a turn | x verify |\n|---|--:|--:|")
     for name, part in [*rows, ("**what every turn pays, before any search**", every_turn), *searches]:
         print(f"| {name} | {part / turn_count * 1e6:.1f} | {part / verify:.1f}x |")
+    print("\nThe judges' calls by what they found (the reach bound included):\n")
+    print("| what the judge found | calls | us a call | x verify |\n|---|--:|--:|--:|")
+    for name, (calls, spent) in sorted(outcomes.items(), key=lambda item: -item[1][1]):
+        print(f"| {name} | {calls:.0f} | {spent / calls * 1e6:.0f} | {spent / verify:.2f}x |")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
