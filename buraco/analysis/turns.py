@@ -419,8 +419,9 @@ class _HandJudge:
     def reopened(self, turn: Turn, proof: Chance, to_beat: int) -> tuple[Action, Line] | None:
         """The plays of ``proof``'s witness (the discard ending it chosen anew) replayed by
         the engine after this turn's draw step, and where the witness took from the pile,
-        after the take reaching the same card (the pile has only grown since): the draw
-        step and the line, where it holds more canasta bonus than ``to_beat``."""
+        after the take reaching the same card (the pile the same from its bottom up to that
+        card: above it, cards may have been taken and thrown since): the draw step and the
+        line, where it holds more canasta bonus than ``to_beat``."""
         witness = proof.witness
         plays = witness[1:-1] if witness[-1].verb == DISCARD else witness[1:]
         laid = Counter(t.card for action in plays for t in action.tokens)
@@ -428,8 +429,9 @@ class _HandJudge:
         draw = witness[0]
         if draw.verb == TAKE:
             was, pile = proof.start.discard_pile, turn.before_draw.discard_pile
-            if len(pile) >= len(was) and pile[:len(was)] == was:
-                depth = len(pile) - len(was) + (draw.depth or len(was))
+            reached = len(was) - (draw.depth or len(was))  # the card the witness's take reached, from the bottom
+            if len(pile) > reached and pile[:reached + 1] == was[:reached + 1]:
+                depth = len(pile) - reached
                 take = take_action(turn.seat, depth if draw.depth else 0)
                 if take != turn.draw:  # the line's cards came mostly from the pile: tried first
                     starts.insert(0, (Start.taking(turn.before_draw, take), take))

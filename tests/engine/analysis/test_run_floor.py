@@ -1,6 +1,7 @@
 """A turn inside a run of missed canastas is searched only above the run's best so far
 (``buraco.analysis.search.canasta_lines_above``), and a line of the seat's last turn,
-replayed by the engine, may prove the chance still open (``_HandJudge.reopened``). Both
+replayed by the engine, may prove the chance still open (``_HandJudge.reopened``, after a
+take reaching the same card of the pile where the line took from it). Both
 must give what the whole search gives: on self-play tables and turns, the floored search
 keeps a line exactly where the whole search's best holds more than the floor, and says the
 chance is open exactly where the whole search finds a line (searched, or read from the
@@ -11,6 +12,8 @@ where that witness holds as much as the run's stake, the turn's chance worked ou
 (``_HandJudge.chance_at_best``, what ends a run) has the whole search's points and ply."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pytest
 
@@ -50,21 +53,30 @@ MATCHES = [("brasil", 1), ("brasil", 2), ("brasil", 5), ("burraco", 3), ("abiert
 
 def test_a_turn_inside_a_run_judged_above_its_stake_agrees_with_the_whole_search() -> None:
     judged = [judge_above_stakes(variant_id, seed) for variant_id, seed in MATCHES]
-    assert sum(open_only for open_only, _, _ in judged) > 0  # runs of several turns were reached
-    assert sum(proved for _, proved, _ in judged) > 0  # and a last turn's line proved one open
-    assert sum(at_best for _, _, at_best in judged) > 0  # and one holding the stake itself
+    assert sum(j.open_only for j in judged) > 0  # runs of several turns were reached
+    assert sum(j.proved for j in judged) > 0  # and a last turn's line proved one open
+    # and one after the take reaching the same card, once the pile's top had changed
+    assert sum(j.proved_on_changed_pile for j in judged) > 0
+    assert sum(j.at_best for j in judged) > 0  # and one holding the stake itself
 
 
-def judge_above_stakes(variant_id: str, seed: int) -> tuple[int, int, int]:
-    """Check every turn of the match's hand; the open-only turns, those the seat's last
-    turn's line proved open, and those whose witness holds the run's stake."""
+@dataclass
+class Judged:
+    open_only: int = 0  # turns judged open-only
+    proved: int = 0  # of them, proved open by the seat's last turn's line, replayed
+    proved_on_changed_pile: int = 0  # of those, after a take, the pile's top changed since
+    at_best: int = 0  # turns whose witness holds the run's stake
+
+
+def judge_above_stakes(variant_id: str, seed: int) -> Judged:
+    """Check every turn of the match's hand, counting what :class:`Judged` counts."""
     record = play_match(variant_id, players=2, hands=1, seed=seed)
     played = played_turns(record, 0)
     whole = _HandJudge(record, 0, played, SearchContext(record.rules))
     floored = _HandJudge(record, 0, played, SearchContext(record.rules))
     last: dict[int, Chance] = {}  # the seat's last chance, as the floored judge saw it
     stakes: dict[int, int] = {}
-    open_only = proved = at_best = 0
+    judged = Judged()
     for position, turn in enumerate(played.turns):
         truth = whole.canasta_chance(position)
         seat = turn.seat
@@ -79,16 +91,23 @@ def judge_above_stakes(variant_id: str, seed: int) -> tuple[int, int, int]:
             continue
         assert chance is not None and truth.points is not None
         if chance.points is None:  # open-only: no more at stake than the run so far
-            open_only += 1
+            judged.open_only += 1
             assert truth.points <= stakes[seat]
             draw, *plays = chance.witness
             ended = Start.taking(turn.before_draw, draw) if draw.verb == "take" else turn.start()
             replayed = ended.replay(plays)
             assert replayed is not None  # the engine accepts the witness
             assert floored.context.bonus_of(replayed, turn.side) > turn.end_bonus
-            proved += floored.reopened(turn, last[seat], turn.end_bonus) is not None
+            reopened = floored.reopened(turn, last[seat], turn.end_bonus)
+            if reopened is not None:
+                judged.proved += 1
+                draw, line = reopened
+                proving = Start.taking(turn.before_draw, draw) if draw.verb == "take" else turn.start()
+                assert proving.replay(line.actions) is not None  # the engine accepts the proof
+                was, pile = last[seat].start.discard_pile, turn.before_draw.discard_pile
+                judged.proved_on_changed_pile += draw.verb == "take" and pile[:len(was)] != was
             if chance.best is not None:
-                at_best += 1
+                judged.at_best += 1
                 assert truth.points == stakes[seat]  # the witness holds the most of any draw choice
                 found = floored.chance_at_best(position, chance.best)
                 assert (found.points, found.ply) == (truth.points, truth.ply)
@@ -100,4 +119,4 @@ def judge_above_stakes(variant_id: str, seed: int) -> tuple[int, int, int]:
             assert seat not in stakes or chance.points > stakes[seat]
         stakes[seat] = max(stakes.get(seat, 0), truth.points)
         last[seat] = chance
-    return open_only, proved, at_best
+    return judged
