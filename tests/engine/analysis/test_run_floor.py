@@ -101,11 +101,11 @@ def judge_above_stakes(variant_id: str, seed: int) -> Judged:
             reopened = floored.reopened(turn, last[seat], turn.end_bonus)
             if reopened is not None:
                 judged.proved += 1
-                draw, line = reopened
-                proving = Start.taking(turn.before_draw, draw) if draw.verb == "take" else turn.start()
-                assert proving.replay(line.actions) is not None  # the engine accepts the proof
+                proof_draw, proof = reopened
+                proving = Start.taking(turn.before_draw, proof_draw) if proof_draw.verb == "take" else turn.start()
+                assert proving.replay(proof.actions) is not None  # the engine accepts the proof
                 was, pile = last[seat].start.discard_pile, turn.before_draw.discard_pile
-                judged.proved_on_changed_pile += draw.verb == "take" and pile[:len(was)] != was
+                judged.proved_on_changed_pile += proof_draw.verb == "take" and pile[:len(was)] != was
             if chance.best is not None:
                 judged.at_best += 1
                 assert truth.points == stakes[seat]  # the witness holds the most of any draw choice
