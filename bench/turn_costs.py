@@ -19,8 +19,9 @@ keeps the middle ``--middle`` share of them by that ratio, and times there:
 
 Then the canasta and going-out judges' calls by what they found, each with its count and
 its time (the reach bound included, as the judge pays it): a turn stopped by the reach, a
-turn searched with nothing open, a chance, and inside a run (from its second turn, searched
-only above the run's stake so far) a turn found open but worth no more than that stake.
+turn searched with nothing open, a chance (outside a run, one that opens a run), and inside
+a run (from its second turn, searched only above the run's stake so far) a turn found open
+but worth no more than that stake.
 
 The cycle collector is paused throughout, as the analysis pauses it. It prints each
 part in microseconds a turn and in multiples of verify, and what every turn pays before
@@ -85,7 +86,7 @@ def canasta_outcome(args: tuple[Any, ...], chance: turns.Chance | None) -> str:
     turn keeps its reach, so reading it again costs nothing)."""
     judge, position, *above = args
     turn = judge.played.turns[position]
-    where = "inside a run" if above else "a run's first turn, or its last searched again"
+    where = "inside a run" if above else "outside a run (or a run's last turn searched again)"
     if turn.went_out:
         found = "went out (ways of going out only)"
     elif turn.reach().bonus_bound(judge.context) <= turn.end_bonus:
