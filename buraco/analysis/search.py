@@ -109,8 +109,15 @@ class SearchContext:
         self.nodes = 0  # tables visited, all searches
         self.largest = 0  # the most tables one search visited
         self._kind_bounds: dict[tuple[object, ...], int] = {}
+        # The side's melds the bounds from card counts read, by table (its melds_of tuple,
+        # kept alive by the entry) and side: see side_melds.
+        self._side_melds: dict[tuple[int, int], tuple[tuple[MeldState, ...], tuple[SideMeld, ...]]] = {}
         self._new_bounds: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
         self._tables: dict[int, tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]] = {}
+        # The melds of the table read last, and what was read of them: the tables of one
+        # turn after another mostly hold the very same melds, which then share one reading
+        # (and so the side_melds read of it).
+        self._last_read: tuple[list[TableMeld], tuple[MeldState, ...], tuple[int, ...]] | None = None
         # Each table meld as a search keeps it, and the canasta bonus of those holding one,
         # by the meld object (identity: TableMeld defines no equality). A lay-off replaces a
         # table meld rather than changing it, and copies of a table share its melds, so the
@@ -136,21 +143,32 @@ class SearchContext:
         if found is None or found[0] is not base:
             if len(self._tables) >= TABLES_REMEMBERED:
                 self._tables.clear()
-            self._bound_melds()
             table = base.melds
-            known = self._light_melds
-            melds = tuple(map(known.get, table))
-            if None in melds:
-                for meld in table:
-                    if meld not in known:
-                        self._light(meld)
-                melds = tuple(map(known.get, table))
-            bonuses = [0] * len(base.sides)
-            canastas = self._canastas
-            for meld in filter(canastas.__contains__, table):
-                bonuses[meld.side] += canastas[meld]
-            found = self._tables[id(base)] = (base, cast(tuple[MeldState, ...], melds), tuple(bonuses))
+            last = self._last_read
+            if last is not None and last[0] == table:  # the very melds (TableMeld compares by identity)
+                melds, bonuses = last[1], last[2]
+            else:
+                melds, bonuses = self._read(base)
+                self._last_read = (list(table), melds, bonuses)
+            found = self._tables[id(base)] = (base, melds, bonuses)
         return found
+
+    def _read(self, base: HandState) -> tuple[tuple[MeldState, ...], tuple[int, ...]]:
+        """:meth:`_table`'s reading of a table it did not read just before."""
+        self._bound_melds()
+        table = base.melds
+        known = self._light_melds
+        melds = tuple(map(known.get, table))
+        if None in melds:
+            for meld in table:
+                if meld not in known:
+                    self._light(meld)
+            melds = tuple(map(known.get, table))
+        bonuses = [0] * len(base.sides)
+        canastas = self._canastas
+        for meld in filter(canastas.__contains__, table):
+            bonuses[meld.side] += canastas[meld]
+        return cast(tuple[MeldState, ...], melds), tuple(bonuses)
 
     def forget_hand(self) -> None:
         """Drop what the searches of a judged hand learned: the tables and melds read, the
@@ -159,6 +177,8 @@ class SearchContext:
         cycle collector walked all of it after each hand (abierto's 150 hands: 6% to 11%
         less CPU time without it, docs/benchmarks.md, ninth round)."""
         self._tables.clear()
+        self._last_read = None
+        self._side_melds.clear()
         self._light_melds.clear()
         self._canastas.clear()
         self._kind_bounds.clear()
@@ -168,6 +188,31 @@ class SearchContext:
         self.exits.clear()
         self.canasta_lines.clear()
         self.proposals = Proposals(self.variant)
+
+    def side_melds(self, melds: tuple[MeldState, ...], side: int) -> tuple[SideMeld, ...]:
+        """The melds of ``side`` (0-based) among a table's ``melds`` (:meth:`melds_of`) that
+        could hold a canasta, in table order, as the bounds from card counts read them:
+        read once per table and side. Every turn's reach bound reads its table's melds;
+        the other sides' and, where a set holds at most six cards, the sets are left out
+        here rather than skipped there."""
+        key = (id(melds), side)
+        found = self._side_melds.get(key)
+        if found is None or found[0] is not melds:
+            if len(self._side_melds) >= 2 * TABLES_REMEMBERED:
+                self._side_melds.clear()
+            sets_grow = sets_hold_canastas(self.variant)
+            read = []
+            for meld in melds:
+                shape = meld.shape
+                is_run = shape.is_run
+                if meld.side != side or not (is_run or sets_grow):
+                    continue
+                wild_index = shape.wild_index
+                # A dirty canasta whose wild is not its suit's 2 stays dirty (kind_bound).
+                stays_dirty = wild_index >= 0 and len(shape.cards) >= 7 and not (is_run and shape.cards[wild_index] == shape.suit + 4)
+                read.append(SideMeld(meld, is_run, shape.suit if is_run else shape.rank, len(shape.cards), int(wild_index < 0), stays_dirty))
+            found = self._side_melds[key] = (melds, tuple(read))
+        return found[1]
 
     def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
         """The melds of a table as a search keeps them, read once per table (a turn's
@@ -398,6 +443,19 @@ class MeldState(NamedTuple):
     founding: int
 
 
+class SideMeld(NamedTuple):
+    """A meld of the side whose bounds a table's counts are read against
+    (:meth:`SearchContext.side_melds`), with what :meth:`CountedTable.could_grow_to_canasta`
+    and :meth:`CountedTable.kind_bound` read of its shape."""
+
+    meld: MeldState
+    is_run: bool
+    suit_or_rank: int  # its suit (a run) or its rank (a set): the hand's count it grows by
+    length: int  # its cards
+    open_wild: int  # 1 where it holds no wild (one from the hand could join), else 0
+    stays_dirty: bool  # a dirty canasta whose wild never leaves: bounded at the dirty bonus
+
+
 def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
     """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`), by
     slices: a card's code is ``(rank - 1) * 4 + suit``, the joker's last (each rank is
@@ -580,17 +638,39 @@ class StartTable(CountedTable):
     worked out once, meld by meld, and shared by the canasta bound and going out's quick
     test (a turn asks both of its two starts)."""
 
+    melds: tuple[MeldState, ...]  # the table's, as SearchContext.melds_of reads them
     _meld_bounds: list[tuple[MeldState, int]] | None = None
     _groups: list[tuple[int, int]] | None = None
     _bonus_bound: int | None = None
     _side_total = 0  # the sum of the meld bounds
 
     def meld_bounds(self) -> list[tuple[MeldState, int]]:
-        """The side's melds that could hold seven cards, each with its :meth:`kind_bound`."""
+        """The side's melds that could hold seven cards, each with its :meth:`kind_bound`
+        (:meth:`_side_bounds`, on the melds :meth:`SearchContext.side_melds` read once)."""
         found = self._meld_bounds
         if found is None:
             found = self._meld_bounds = []
-            self._side_total = self._side_bounds(found)
+            suits, ranks, wilds = self._suits, self._ranks, self._wilds
+            dirty = self.variant.bonus_dirty
+            hand = self.hand
+            remembered = self.context._kind_bounds
+            projections: dict[int, tuple[int, ...]] = {}
+            total = 0
+            for meld, is_run, suit_or_rank, length, open_wild, stays_dirty in self.context.side_melds(self.melds, self.side):
+                if length + (suits[suit_or_rank] if is_run else ranks[suit_or_rank]) + (open_wild if wilds else 0) < 7:
+                    continue  # could_grow_to_canasta: a set that may hold seven cards is not capped below that
+                if stays_dirty:
+                    bound = dirty
+                else:
+                    slot = suit_or_rank if is_run else 4 + suit_or_rank
+                    projection = projections.get(slot)
+                    if projection is None:
+                        projection = projections[slot] = RUN_PROJECTIONS[suit_or_rank](hand) if is_run else SET_PROJECTIONS[suit_or_rank](hand)
+                    known = remembered.get((meld.shape, meld.founding, projection))
+                    bound = self.kind_bound(meld, projections) if known is None else known
+                total += bound
+                found.append((meld, bound))
+            self._side_total = total
         return found
 
     def new_groups(self, counts: tuple[list[int], list[int], int] | None = None) -> list[tuple[int, int]]:

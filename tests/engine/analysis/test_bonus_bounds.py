@@ -15,7 +15,15 @@ import pytest
 
 from buraco.analysis import turns as turns_module
 from buraco.analysis.proposals import Proposals
-from buraco.analysis.search import CountedTable, MeldState, SearchContext, Start, Walk, meld_bonus_bound
+from buraco.analysis.search import (
+    CountedTable,
+    MeldState,
+    SearchContext,
+    Start,
+    Walk,
+    meld_bonus_bound,
+    sets_hold_canastas,
+)
 from buraco.analysis.turns import played_turns
 from buraco.cards import CARD_KINDS, parse_cards
 from buraco.errors import BuracoError
@@ -239,6 +247,32 @@ def test_a_starts_bounds_worked_out_once_agree_with_the_walks(variant: Variant) 
                 qualified += table.may_qualify()
         context.forget_hand()
     assert compared >= 100 and 0 < qualified < compared
+
+
+@pytest.mark.parametrize("variant_id", ["brasil", "cerrado"])
+def test_turns_holding_the_very_same_melds_share_one_reading_of_them(variant_id: str) -> None:
+    """A context reads a table's melds once for the tables of one turn after another that
+    hold the very same melds (and so the side's melds the bounds read, once): each table's
+    reading is still what a fresh context reads of it alone."""
+    record = play_match(variant_id, players=2, hands=2, seed=11)
+    context = SearchContext(record.rules)
+    shared = changed = 0
+    for index in range(len(record.hands)):
+        played = played_turns(record, index, context)
+        readings = [context.table_of(turn.before_draw) for turn in played.turns]
+        for turn, reading in zip(played.turns, readings):
+            assert reading == SearchContext(record.rules).table_of(turn.before_draw)
+            side = turn.side
+            read = [m for m, *_ in context.side_melds(reading[0], side)]
+            assert read == [m for m in reading[0] if m.side == side and (m.shape.is_run or sets_hold_canastas(record.rules))]
+        for (earlier, before), (later, after) in zip(zip(played.turns, readings), zip(played.turns[1:], readings[1:])):
+            if earlier.before_draw.melds == later.before_draw.melds:
+                assert after[0] is before[0]
+                shared += 1
+            else:
+                changed += 1
+        context.forget_hand()
+    assert shared > 0 and changed > 0
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
