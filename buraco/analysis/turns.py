@@ -774,8 +774,9 @@ def _may_fit_run(shape: Shape, card: int, variant: Variant) -> bool:
     return False
 
 
-def _fits(state: HandState, card: int, seat: int) -> list[int]:
-    """The melds on the table that ``seat`` may extend and ``card`` would fit."""
+def _fits(state: HandState, card: int, seat: int, *, first: bool = False) -> list[int]:
+    """The melds on the table that ``seat`` may extend and ``card`` would fit (with
+    ``first``: the first one only, where whether any does is the question)."""
     fitting = []
     wild = IS_WILD_KIND[card]
     variant = state.variant
@@ -790,7 +791,27 @@ def _fits(state: HandState, card: int, seat: int) -> list[int]:
             continue  # a natural card fits only a run of its suit or a set of its rank
         if _fits_meld(shape, card, variant, known):
             fitting.append(meld.number)
+            if first:
+                break
     return fitting
+
+
+_CHEAPEST_FIRST: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _cheapest_first(variant: Variant) -> tuple[int, ...]:
+    """Every kind of card, the cheapest first (by value, then by code): the order in which
+    a discard that fits nothing is looked for.
+
+    >>> from buraco.rules import VARIANTS
+    >>> [CARD_TEXT[c] for c in _cheapest_first(VARIANTS["brasil"])[:3]]
+    ['2c', '2d', '2h']
+    """
+    values = variant.card_values
+    found = _CHEAPEST_FIRST.get(values)
+    if found is None:
+        found = _CHEAPEST_FIRST[values] = tuple(sorted(range(CARD_KINDS), key=lambda c: (values[c], c)))
+    return found
 
 
 def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds: Thresholds) -> list[Finding]:
@@ -810,10 +831,13 @@ def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds
     seat = turn.seat
     kept = table.hands[seat]
     values = table.variant.card_values
-    held = sorted((c for c in range(CARD_KINDS) if kept[c] and c != turn.discard), key=lambda c: (values[c], c))
-    # Any of them could have been thrown instead: the discard made was legal, so no pile
-    # obligation was pending, and with another card held it was not the last card.
-    instead = next((c for c in held if not _fits(table, c, nxt)), None)
+    thrown = turn.discard
+    # The cheapest card held that fits nothing. Any card held could have been thrown instead:
+    # the discard made was legal, so no pile obligation was pending, and with another card
+    # held it was not the last card.
+    instead = next(
+        (c for c in _cheapest_first(table.variant) if kept[c] and c != thrown and not _fits(table, c, nxt, first=True)), None
+    )
     if instead is None:
         return []  # no card in hand was safe
     took = following.took
