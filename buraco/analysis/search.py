@@ -137,8 +137,8 @@ class SearchContext:
         per table: :func:`~buraco.analysis.turns.played_turns` reads each turn's table as
         it copies it, and the turn's searches, which all start from it, find it here (the
         entry keeps the table alive: its id is not reused). Enough tables are kept for the
-        turns of a long hand (:meth:`forget_hand` drops them). The melds known already
-        are looked up all at once (a look-up per meld at C speed); the rest are read."""
+        turns of a long hand (:meth:`forget_hand` drops them). A table holding the very
+        melds of the table read just before shares that reading (most turns lay none)."""
         found = self._tables.get(id(base))
         if found is None or found[0] is not base:
             if len(self._tables) >= TABLES_REMEMBERED:
@@ -154,7 +154,8 @@ class SearchContext:
         return found
 
     def _read(self, base: HandState) -> tuple[tuple[MeldState, ...], tuple[int, ...]]:
-        """:meth:`_table`'s reading of a table it did not read just before."""
+        """:meth:`_table`'s reading of a table's melds and bonuses. The melds known already
+        are looked up all at once (a look-up per meld at C speed); the rest are read."""
         self._bound_melds()
         table = base.melds
         known = self._light_melds
@@ -645,8 +646,10 @@ class StartTable(CountedTable):
     _side_total = 0  # the sum of the meld bounds
 
     def meld_bounds(self) -> list[tuple[MeldState, int]]:
-        """The side's melds that could hold seven cards, each with its :meth:`kind_bound`
-        (:meth:`_side_bounds`, on the melds :meth:`SearchContext.side_melds` read once)."""
+        """The side's melds that could hold seven cards, each with its :meth:`kind_bound`:
+        what :meth:`_side_bounds` gives, read from the melds :meth:`SearchContext.side_melds`
+        picked once per reading of the table (tests/engine/analysis/test_bonus_bounds.py
+        holds the two to the same answers in every rule set)."""
         found = self._meld_bounds
         if found is None:
             found = self._meld_bounds = []
@@ -658,7 +661,7 @@ class StartTable(CountedTable):
             total = 0
             for meld, is_run, suit_or_rank, length, open_wild, stays_dirty in self.context.side_melds(self.melds, self.side):
                 if length + (suits[suit_or_rank] if is_run else ranks[suit_or_rank]) + (open_wild if wilds else 0) < 7:
-                    continue  # could_grow_to_canasta: a set that may hold seven cards is not capped below that
+                    continue  # could_grow_to_canasta (a set kept by side_melds may hold seven cards: no cap)
                 if stays_dirty:
                     bound = dirty
                 else:
