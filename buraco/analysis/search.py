@@ -46,7 +46,7 @@ from __future__ import annotations
 import time
 import weakref
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import add, itemgetter
 from typing import Final, NamedTuple, cast
@@ -202,17 +202,8 @@ class SearchContext:
             if len(self._side_melds) >= 2 * TABLES_REMEMBERED:
                 self._side_melds.clear()
             sets_grow = sets_hold_canastas(self.variant)
-            read = []
-            for meld in melds:
-                shape = meld.shape
-                is_run = shape.is_run
-                if meld.side != side or not (is_run or sets_grow):
-                    continue
-                wild_index = shape.wild_index
-                # A dirty canasta whose wild is not its suit's 2 stays dirty (kind_bound).
-                stays_dirty = wild_index >= 0 and len(shape.cards) >= 7 and not (is_run and shape.cards[wild_index] == shape.suit + 4)
-                read.append(SideMeld(meld, is_run, shape.suit if is_run else shape.rank, len(shape.cards), int(wild_index < 0), stays_dirty))
-            found = self._side_melds[key] = (melds, tuple(read))
+            read = tuple(side_meld(m) for m in melds if m.side == side and (m.shape.is_run or sets_grow))
+            found = self._side_melds[key] = (melds, read)
         return found[1]
 
     def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
@@ -457,6 +448,17 @@ class SideMeld(NamedTuple):
     stays_dirty: bool  # a dirty canasta whose wild never leaves: bounded at the dirty bonus
 
 
+def side_meld(meld: MeldState) -> SideMeld:
+    """What the bounds from card counts read of a meld's shape (see :class:`SideMeld`)."""
+    shape = meld.shape
+    is_run, wild_index = shape.is_run, shape.wild_index
+    # A dirty canasta whose wild is not its suit's 2 stays dirty (kind_bound).
+    stays_dirty = wild_index >= 0 and len(shape.cards) >= 7 and not (is_run and shape.cards[wild_index] == shape.suit + 4)
+    # tuple.__new__: a named tuple's own __new__ is dearer, and a walk reads melds so on every
+    # bound it has not worked out before.
+    return tuple.__new__(SideMeld, (meld, is_run, shape.suit if is_run else shape.rank, len(shape.cards), int(wild_index < 0), stays_dirty))
+
+
 def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
     """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`), by
     slices: a card's code is ``(rank - 1) * 4 + suit``, the joker's last (each rank is
@@ -576,39 +578,32 @@ class CountedTable:
         played: each meld of the side at its own bound, plus new canastas at theirs. Sound
         because each bound assumes every card of the hand available to it, and cards one
         play spends are not available to another."""
-        return self._side_bounds(None) + self.new_bound()
+        sets_grow = sets_hold_canastas(self.variant)
+        melds = (side_meld(m) for m in self.melds if m.side == self.side and (m.shape.is_run or sets_grow))
+        return self._side_bounds(melds) + self.new_bound()
 
-    def _side_bounds(self, into: list[tuple[MeldState, int]] | None, melds: Sequence[MeldState] | None = None) -> int:
-        """The sum of :meth:`kind_bound` over the side's melds that could hold seven cards,
-        each (meld, bound) added to ``into`` where given. Asked at every table a search
-        visits: :meth:`could_grow_to_canasta` and the remembered bound are read inline.
-        ``melds``: those of the table to read (all where None)."""
+    def _side_bounds(self, melds: Iterable[SideMeld], into: list[tuple[MeldState, int]] | None = None) -> int:
+        """The sum of :meth:`kind_bound` over ``melds`` (the side's, as :func:`side_meld`
+        reads them) that could hold seven cards, each (meld, bound) added to ``into`` where
+        given. Asked at every table a search visits and at every turn's reach:
+        :meth:`could_grow_to_canasta` and the remembered bound are read inline."""
         suits, ranks, wilds = self._suits, self._ranks, self._wilds
-        total = 0
-        side = self.side
-        set_max, dirty = self.variant.set_max, self.variant.bonus_dirty
+        dirty = self.variant.bonus_dirty
         hand = self.hand
         remembered = self.context._kind_bounds
         projections: dict[int, tuple[int, ...]] = {}
-        for meld in self.melds if melds is None else melds:
-            if meld.side != side:
-                continue
-            shape = meld.shape
-            is_run = shape.is_run
-            longest = len(shape.cards) + (suits[shape.suit] if is_run else ranks[shape.rank]) + (1 if wilds and shape.wild_index < 0 else 0)
-            if not is_run and set_max is not None:
-                longest = min(longest, set_max)
-            if longest < 7:
-                continue
-            wild_index = shape.wild_index
-            if wild_index >= 0 and len(shape.cards) >= 7 and not (is_run and shape.cards[wild_index] == shape.suit + 4):
-                bound = dirty  # a dirty canasta that stays dirty, as kind_bound answers it
+        total = 0
+        for meld, is_run, suit_or_rank, length, open_wild, stays_dirty in melds:
+            if length + (suits[suit_or_rank] if is_run else ranks[suit_or_rank]) + (open_wild if wilds else 0) < 7:
+                continue  # could_grow_to_canasta (a set side_meld reads may hold seven cards: no cap)
+            if stays_dirty:
+                bound = dirty
             else:
-                slot = shape.suit if is_run else 4 + shape.rank
+                slot = suit_or_rank if is_run else 4 + suit_or_rank
                 projection = projections.get(slot)
                 if projection is None:
-                    projection = projections[slot] = RUN_PROJECTIONS[shape.suit](hand) if is_run else SET_PROJECTIONS[shape.rank](hand)
-                known = remembered.get((shape, meld.founding, projection))
+                    projection = projections[slot] = RUN_PROJECTIONS[suit_or_rank](hand) if is_run else SET_PROJECTIONS[suit_or_rank](hand)
+                known = remembered.get((meld.shape, meld.founding, projection))
                 bound = self.kind_bound(meld, projections) if known is None else known
             total += bound
             if into is not None:
@@ -646,34 +641,12 @@ class StartTable(CountedTable):
     _side_total = 0  # the sum of the meld bounds
 
     def meld_bounds(self) -> list[tuple[MeldState, int]]:
-        """The side's melds that could hold seven cards, each with its :meth:`kind_bound`:
-        what :meth:`_side_bounds` gives, read from the melds :meth:`SearchContext.side_melds`
-        picked once per reading of the table (tests/engine/analysis/test_bonus_bounds.py
-        holds the two to the same answers in every rule set)."""
+        """The side's melds that could hold seven cards, each with its :meth:`kind_bound`,
+        read from the melds :meth:`SearchContext.side_melds` picked once per reading."""
         found = self._meld_bounds
         if found is None:
             found = self._meld_bounds = []
-            suits, ranks, wilds = self._suits, self._ranks, self._wilds
-            dirty = self.variant.bonus_dirty
-            hand = self.hand
-            remembered = self.context._kind_bounds
-            projections: dict[int, tuple[int, ...]] = {}
-            total = 0
-            for meld, is_run, suit_or_rank, length, open_wild, stays_dirty in self.context.side_melds(self.melds, self.side):
-                if length + (suits[suit_or_rank] if is_run else ranks[suit_or_rank]) + (open_wild if wilds else 0) < 7:
-                    continue  # could_grow_to_canasta (a set kept by side_melds may hold seven cards: no cap)
-                if stays_dirty:
-                    bound = dirty
-                else:
-                    slot = suit_or_rank if is_run else 4 + suit_or_rank
-                    projection = projections.get(slot)
-                    if projection is None:
-                        projection = projections[slot] = RUN_PROJECTIONS[suit_or_rank](hand) if is_run else SET_PROJECTIONS[suit_or_rank](hand)
-                    known = remembered.get((meld.shape, meld.founding, projection))
-                    bound = self.kind_bound(meld, projections) if known is None else known
-                total += bound
-                found.append((meld, bound))
-            self._side_total = total
+            self._side_total = self._side_bounds(self.context.side_melds(self.melds, self.side), found)
         return found
 
     def new_groups(self, counts: tuple[list[int], list[int], int] | None = None) -> list[tuple[int, int]]:
@@ -928,7 +901,7 @@ class Walk(CountedTable):
             if found is None:
                 if len(remembered) >= SLOT_BOUNDS_REMEMBERED:
                     remembered.clear()
-                found = remembered[key] = self._side_bounds(None, group)
+                found = remembered[key] = self._side_bounds(map(side_meld, group))
             total += found
         return total + self.new_bound()
 
