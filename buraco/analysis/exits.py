@@ -87,7 +87,9 @@ def best_exit(
         if recalled is not None:
             return recalled[0]
     walk = root.fork()
+    plays = search.root_plays
     search = _ExitSearch(walk, most_bonus, bonus_to_beat, margin_to_beat)
+    search.root_plays = plays
     try:
         search.run()
     finally:
@@ -186,6 +188,11 @@ class _ExitSearch:
         self.hungry = [0, 0]  # tables hungry_beaten was asked of, and left
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
+        # The plays of the table the search starts at, as two_dead_cards read them there
+        # (on the start's own walk, never played on): every visit before the line's first
+        # play stands at that table (a card kept back for the discard changes no play),
+        # and reads them here rather than again from the proposals.
+        self.root_plays: _TablePlays | None = None
 
     def prepare(self) -> None:
         """What the margin bound needs, worked out once an exit is found (most searches
@@ -244,7 +251,7 @@ class _ExitSearch:
         search finds the same after two tables, dearer (its key, bounds and two pivot
         counts); most exit searches a turn started ended so."""
         hand = self.walk.hand
-        plays = _TablePlays(self.walk)
+        plays = self.root_plays = _TablePlays(self.walk)
         held = [card for card in range(CARD_KINDS) if hand[card]]
         # First the cards the counts alone leave no play (no proposals fetched), then the
         # others by the plays themselves.
@@ -517,7 +524,7 @@ class _ExitSearch:
         if known_pivot is not None:
             pivot, plays = known_pivot
         else:
-            table = _TablePlays(walk)
+            table = self.root_plays if not walk.line and self.root_plays is not None else _TablePlays(walk)
             pivot, plays = self.most_constrained(kept, table)
         if pivot < 0:
             return
