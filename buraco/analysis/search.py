@@ -949,14 +949,11 @@ class Walk(CountedTable):
             bare = list(self.hand)
             for w in WILD_CODES:
                 bare[w] = 0
-        by_suit: list[list[tuple[int, Shape, int]]] = [[], [], [], []]  # the side's runs, in table order
-        side = self.side
-        for i, m in enumerate(self.melds):
-            if m.side == side and m.shape.is_run:
-                by_suit[m.shape.suit].append((i, m.shape, m.founding))
+        melds, slots = self.melds, self._slots  # the side's runs of a suit, in table order, by slot
         for suit in range(4):
-            runs = tuple(by_suit[suit])
-            if suits[suit] < 6 and not any(self.could_grow_to_canasta(self.melds[i], suits, ranks, wilds) for i, _, _ in runs):
+            places = slots.get(suit, ())
+            runs = tuple([(i, melds[i].shape, melds[i].founding) for i in places])
+            if suits[suit] < 6 and not any(self.could_grow_to_canasta(melds[i], suits, ranks, wilds) for i in places):
                 continue
             gain = self._suit_gain(suit, runs, self.hand)
             if bare is None:
@@ -969,13 +966,18 @@ class Walk(CountedTable):
         # with every wild in hand and (where any is held) with none, like each suit.
         variant = self.variant
         with_wilds = without = 0
-        for meld in self.melds:
-            if meld.side == self.side and not meld.shape.is_run and self.could_grow_to_canasta(meld, suits, ranks, wilds):
-                was = self.meld_bonus(meld)
-                with_wilds += self.kind_bound(meld) - was
-                if bare is not None:
-                    without += max(was, meld_bonus_bound(variant, meld, bare)) - was
-        if sets_hold_canastas(variant) and self.size >= 7:
+        # The side's sets are slotted only where a set may hold seven cards (no other grows).
+        for slot, places in slots.items():
+            if slot < 4:
+                continue
+            for place in places:
+                meld = melds[place]
+                if self.could_grow_to_canasta(meld, suits, ranks, wilds):
+                    was = self.meld_bonus(meld)
+                    with_wilds += self.kind_bound(meld) - was
+                    if bare is not None:
+                        without += max(was, meld_bonus_bound(variant, meld, bare)) - was
+        if self._sets_grow and self.size >= 7:
             sets = [
                 canasta_bonus(CLEAN if ranks[r] >= 7 else DIRTY, variant)
                 for r in (1, *range(3, 14)) if ranks[r] + min(1, wilds) >= 7
