@@ -252,7 +252,7 @@ class _ExitSearch:
         counts); most exit searches a turn started ended so."""
         hand = self.walk.hand
         plays = self.root_plays = _TablePlays(self.walk)
-        held = [card for card in range(CARD_KINDS) if hand[card]]
+        held = list(compress(range(CARD_KINDS), hand))
         # First the cards the counts alone leave no play (no proposals fetched), then the
         # others by the plays themselves.
         dead: list[int] = []
@@ -579,8 +579,8 @@ class _ExitSearch:
         by_meld = walk.variant.out_by_meld
         saved = self.bounds, self.counted
         try:
-            for card in range(CARD_KINDS):
-                if card == pivot or IS_WILD_KIND[card] or hand[card] - (1 if card == kept else 0) <= 0:
+            for card in compress(range(CARD_KINDS), hand):  # the kinds held, in order
+                if card == pivot or IS_WILD_KIND[card] or (card == kept and hand[card] == 1):
                     continue
                 if plays.placed_naturally(card):
                     continue  # a play with no wild places it
@@ -634,8 +634,8 @@ class _ExitSearch:
         hand = self.walk.hand
         lay_offs = plays.lay_offs
         best_card, fewest = -1, -1
-        for card in range(CARD_KINDS):
-            if hand[card] - (1 if card == kept else 0) <= 0:
+        for card in compress(range(CARD_KINDS), hand):  # the kinds held, in order
+            if card == kept and hand[card] == 1:
                 continue
             count = plays.new_meld_count(card)
             if fewest >= 0 and count >= fewest:
