@@ -343,6 +343,24 @@ class Start:
             object.__setattr__(self, "_counts", found)
         return found
 
+    def counts_from(self, deeper: Start, cards: Sequence[int]) -> None:
+        """Count this start's hand from ``deeper``'s, which held ``cards`` more (a deeper
+        take of the pile), where that one was counted: a few cards rather than the hand."""
+        known: tuple[list[int], list[int], int] | None = deeper.__dict__.get("_counts")
+        if known is None or "_counts" in self.__dict__:
+            return
+        suits, ranks, wilds = list(known[0]), list(known[1]), known[2]
+        for card in cards:
+            if card == JOKER_CODE:
+                wilds -= 1
+                continue
+            suits[SUIT_OF[card]] -= 1
+            rank = RANK_OF[card]
+            ranks[rank] -= 1
+            if rank == 2:
+                wilds -= 1
+        object.__setattr__(self, "_counts", (suits, ranks, wilds))
+
     def counted(self, context: SearchContext) -> StartTable:
         """The hand against the table here, as the bounds from card counts read it: made
         once per start, lighter than a :class:`Walk` (most turns' searches end on these

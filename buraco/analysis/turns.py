@@ -316,10 +316,15 @@ class _HandJudge:
             turn._takes = []
         built = turn._takes
         yield from built
+        pile = turn.before_draw.discard_pile
         for depth in self._take_depths(turn)[len(built):]:
             seat = turn.seat
             take = Action(seat, TAKE, (), (), 0, depth, f"p{seat} take {depth}" if depth else f"p{seat} take")
-            built.append((Start.taking(turn.before_draw, take), take))
+            start = Start.taking(turn.before_draw, take)
+            if built and depth:  # the deeper take just before: its counts less the cards it took more
+                deeper, deeper_take = built[-1]
+                start.counts_from(deeper, pile[-(deeper_take.depth or len(pile)):-depth])
+            built.append((start, take))
             yield built[-1]
 
     def _take_depths(self, turn: Turn) -> list[int]:

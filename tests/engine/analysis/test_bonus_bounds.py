@@ -21,6 +21,7 @@ from buraco.analysis.search import (
     SearchContext,
     Start,
     Walk,
+    _counts_of,
     meld_bonus_bound,
     sets_hold_canastas,
 )
@@ -273,6 +274,25 @@ def test_turns_holding_the_very_same_melds_share_one_reading_of_them(variant_id:
                 changed += 1
         context.forget_hand()
     assert shared > 0 and changed > 0
+
+
+def test_a_takes_counts_worked_out_from_the_deeper_take_are_its_hands() -> None:
+    """In ``dig`` the takes passed over are built deepest first, and a take whose deeper
+    neighbour was counted is counted from it (its counts less the cards it took more):
+    those counts are the ones its own hand gives."""
+    record = play_match("brasil", players=2, hands=2, seed=3)
+    context = SearchContext(record.rules)
+    derived = 0
+    for index in range(len(record.hands)):
+        played = played_turns(record, index, context)
+        judge = turns_module._HandJudge(record, index, played, context)
+        for turn in played.turns:
+            for start, _ in judge.takes(turn):
+                if "_counts" in start.__dict__:  # worked out from the deeper take
+                    derived += 1
+                assert start.counts() == _counts_of(start.hand)
+        context.forget_hand()
+    assert derived > 0
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=lambda v: v.id)
