@@ -320,6 +320,19 @@ class Start:
         return cls._made(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
 
     @classmethod
+    def taking_fewer(cls, deeper: Start, take: Action, fewer: Sequence[int]) -> Start:
+        """:meth:`taking` ``take``, built from ``deeper``, a deeper take of the same pile,
+        which took the cards ``fewer`` more: its hand less those (a card or two, where a
+        take holds the whole reach of the pile), and counted from it where it was counted."""
+        state, seat = deeper.base, deeper.seat
+        hand = list(deeper.hand)
+        for card in fewer:
+            hand[card] -= 1
+        start = cls._made(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
+        start._counts_from(deeper, fewer)
+        return start
+
+    @classmethod
     def holding(cls, state: HandState, hand: tuple[int, ...]) -> Start:
         """``hand`` (by card) against the table ``state``, for the player whose turn it is,
         with no draw step and no obligation: a start that only the bounds from card counts
@@ -343,11 +356,11 @@ class Start:
             object.__setattr__(self, "_counts", found)
         return found
 
-    def counts_from(self, deeper: Start, cards: Sequence[int]) -> None:
-        """Count this start's hand from ``deeper``'s, which held ``cards`` more (a deeper
-        take of the pile), where that one was counted: a few cards rather than the hand."""
+    def _counts_from(self, deeper: Start, cards: Sequence[int]) -> None:
+        """Count this start's hand from ``deeper``'s, which held ``cards`` more, where that
+        one was counted (:meth:`taking_fewer`)."""
         known: tuple[list[int], list[int], int] | None = deeper.__dict__.get("_counts")
-        if known is None or "_counts" in self.__dict__:
+        if known is None:
             return
         suits, ranks, wilds = list(known[0]), list(known[1]), known[2]
         for card in cards:

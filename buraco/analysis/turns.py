@@ -320,10 +320,11 @@ class _HandJudge:
         for depth in self._take_depths(turn)[len(built):]:
             seat = turn.seat
             take = Action(seat, TAKE, (), (), 0, depth, f"p{seat} take {depth}" if depth else f"p{seat} take")
-            start = Start.taking(turn.before_draw, take)
-            if built and depth:  # the deeper take just before: its counts less the cards it took more
+            if built and depth:  # from the deeper take just before, less the cards it took more
                 deeper, deeper_take = built[-1]
-                start.counts_from(deeper, pile[-(deeper_take.depth or len(pile)):-depth])
+                start = Start.taking_fewer(deeper, take, pile[-(deeper_take.depth or len(pile)):-depth])
+            else:
+                start = Start.taking(turn.before_draw, take)
             built.append((start, take))
             yield built[-1]
 

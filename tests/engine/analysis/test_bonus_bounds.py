@@ -276,10 +276,10 @@ def test_turns_holding_the_very_same_melds_share_one_reading_of_them(variant_id:
     assert shared > 0 and changed > 0
 
 
-def test_a_takes_counts_worked_out_from_the_deeper_take_are_its_hands() -> None:
-    """In ``dig`` the takes passed over are built deepest first, and a take whose deeper
-    neighbour was counted is counted from it (its counts less the cards it took more):
-    those counts are the ones its own hand gives."""
+def test_a_take_built_from_the_deeper_take_is_the_take_built_from_the_table() -> None:
+    """In ``dig`` the takes passed over are built deepest first, each from the deeper one
+    before it (its hand less the cards it took more, counted from it where it was counted):
+    the hand, obligation and counts are those of the take built from the table."""
     record = play_match("brasil", players=2, hands=2, seed=3)
     context = SearchContext(record.rules)
     derived = 0
@@ -287,10 +287,12 @@ def test_a_takes_counts_worked_out_from_the_deeper_take_are_its_hands() -> None:
         played = played_turns(record, index, context)
         judge = turns_module._HandJudge(record, index, played, context)
         for turn in played.turns:
-            for start, _ in judge.takes(turn):
-                if "_counts" in start.__dict__:  # worked out from the deeper take
+            for start, take in judge.takes(turn):
+                if "_counts" in start.__dict__:  # counted from the deeper take
                     derived += 1
                 assert start.counts() == _counts_of(start.hand)
+                built = Start.taking(turn.before_draw, take)
+                assert (start.hand, start.obligation) == (built.hand, built.obligation)
         context.forget_hand()
     assert derived > 0
 
