@@ -322,7 +322,7 @@ class _HandJudge:
             take = Action(seat, TAKE, (), (), 0, depth, f"p{seat} take {depth}" if depth else f"p{seat} take")
             if built and depth:  # from the deeper take just before, less the cards it took more
                 deeper, deeper_take = built[-1]
-                start = Start.taking_fewer(deeper, take, pile[-(deeper_take.depth or len(pile)):-depth])
+                start = Start.taking_fewer(deeper, take, pile[-deeper_take.depth:-depth])  # depth 0: the whole pile
             else:
                 start = Start.taking(turn.before_draw, take)
             built.append((start, take))
