@@ -46,13 +46,16 @@ from .search import RUN_PLACE_COUNTS, Exit, MeldState, SearchContext, Start, Wal
 
 def best_exit(
     start: Start | HandState, context: SearchContext | None = None, *, most_bonus: bool = False, bonus_to_beat: int = -1,
-    margin_to_beat: int | None = None,
+    margin_to_beat: int | None = None, find_open: bool = False,
 ) -> Exit | None:
     """From the play step, the way of going out this turn with the best margin for the
     player's side, of those with a margin over ``margin_to_beat`` where it is given (with
     ``most_bonus``: the most canasta bonus, then the best margin, of the exits holding
     more bonus than ``bonus_to_beat``), or None when no legal line empties the hand by
-    going out (so).
+    going out (so). With ``find_open``, the margin to beat holds only once the search
+    has found a way out, so that the answer also says whether going out is open: an exit
+    over that margin (the best), else an exit found on the way (open, none better), else
+    None (no way out at all).
 
     Exact cover of the hand by melds and lay-offs: each step places the card with the
     fewest ways to be placed (one card may be kept back for the going-out discard), so
@@ -72,7 +75,7 @@ def best_exit(
     if not start.counted(context).may_qualify():
         return None
     root = Walk.at(start, context)
-    search = _ExitSearch(root, most_bonus, bonus_to_beat, margin_to_beat)
+    search = _ExitSearch(root, most_bonus, bonus_to_beat, margin_to_beat, find_open)
     if not root.may_meet_obligation():
         return None
     dead = search.two_dead_cards()
@@ -80,15 +83,28 @@ def best_exit(
         object.__setattr__(start, "_dead_cards", dead)  # for dead_cards_of
         return None
     memo = context.exits
-    key = (most_bonus, bonus_to_beat, margin_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
-    remembered = memo.get(key)
-    if remembered is not None:
-        recalled = search.recall(cast(_Remembered, remembered))
+    asked = (margin_to_beat, find_open)
+    key = (most_bonus, bonus_to_beat, start.seat, side, start.hand, start.obligation, tuple(root.melds), len(base.sides), id(variant))
+    remembered = cast("dict[Question, _Remembered] | None", memo.get(key))
+    if remembered is None:
+        remembered = {}
+        memo[key] = cast("dict[tuple[object, ...], tuple[object, ...]]", remembered)
+    else:
+        # The search asked the same first, then any other of this table that tells the answer
+        # (with the most bonus, only the same: its margin to beat is not read).
+        same = remembered.get(asked)
+        recalled = None if same is None else search.recall(same)
         if recalled is not None:
             return recalled[0]
+        for searched, other in () if most_bonus else remembered.items():
+            tells = None if searched == asked else _tells(asked, searched, other.margin())
+            if tells is not None:
+                recalled = search.recall(other)
+                if recalled is not None:
+                    return recalled[0] if tells else None
     walk = root.fork()
     plays = search.root_plays
-    search = _ExitSearch(walk, most_bonus, bonus_to_beat, margin_to_beat)
+    search = _ExitSearch(walk, most_bonus, bonus_to_beat, margin_to_beat, find_open)
     search.root_plays = plays
     try:
         search.run()
@@ -96,8 +112,42 @@ def best_exit(
         walk.finish()
     if len(memo) >= EXIT_MEMO_SIZE:
         memo.clear()
-    memo[key] = search.remembered()
+        memo[key] = cast("dict[tuple[object, ...], tuple[object, ...]]", remembered)
+    remembered[asked] = search.remembered()
     return search.best
+
+
+Question = tuple[int | None, bool]  # an exit search's margin to beat, and whether it finds open
+
+
+def _tells(asked: Question, searched: Question, margin: int | None) -> bool | None:
+    """Does a search of the same table asked ``searched``, which returned an exit of
+    ``margin`` (None: none), tell what :func:`best_exit` asked ``asked`` returns? True: that
+    same exit (or none); False: no exit; None: it cannot tell.
+
+    A whole search (no margin to beat) returns the best exit, and so does a search over a
+    margin where it returns an exit over it; a search that finds open and returns no exit
+    says there is none; otherwise no exit is over the margin searched, and one returned
+    shows going out open.
+
+    >>> [_tells(asked, (None, False), 300) for asked in [(250, False), (300, False), (400, True)]]
+    [True, False, True]
+    >>> _tells((None, False), (350, True), 300), _tells((350, True), (300, True), 300)
+    (None, True)
+    >>> _tells((None, False), (250, False), None), _tells((None, True), (250, True), None)
+    (None, True)
+    """
+    floor, find_open = asked
+    searched_floor, searched_open = searched
+    if searched_floor is None or (margin is not None and margin > searched_floor) or (margin is None and searched_open):
+        # the exit returned is the best (None: there is none)
+        return margin is None or floor is None or find_open or margin > floor
+    # No exit is over the margin searched; one returned shows going out open.
+    if floor is None or floor < searched_floor:
+        return None
+    if not find_open:
+        return False
+    return True if margin is not None else None
 
 
 # Tables a search visits before it looks ahead past cards only a wild can place
@@ -128,6 +178,11 @@ class _Remembered(NamedTuple):
     constant: int | None  # the margin bound's constant, None if the search never read it
     offers: tuple[tuple[tuple[Action, ...], tuple[int, int] | None], ...]  # each line offered: (margin, bonus) or None (refused)
     best: int  # the index in ``offers`` of the exit found, -1 for none
+
+    def margin(self) -> int | None:
+        """The margin of the exit the search found (None: none)."""
+        verdict = self.offers[self.best][1] if self.best >= 0 else None
+        return None if verdict is None else verdict[0]
 
 
 def dead_cards_of(start: Start) -> tuple[int, ...]:
@@ -168,7 +223,9 @@ def exit_bound(start: Start, context: SearchContext) -> int:
 
 
 class _ExitSearch:
-    def __init__(self, walk: Walk, most_bonus: bool, bonus_to_beat: int = -1, margin_to_beat: int | None = None) -> None:
+    def __init__(
+        self, walk: Walk, most_bonus: bool, bonus_to_beat: int = -1, margin_to_beat: int | None = None, find_open: bool = False,
+    ) -> None:
         self.walk = walk
         self.most_bonus = most_bonus
         # With most_bonus, exits holding at most this bonus are not asked for: a branch
@@ -178,6 +235,9 @@ class _ExitSearch:
         # Without most_bonus, likewise exits of at most this margin (a take passed over is
         # judged against the best exit of the draw as played: only a better one counts).
         self.margin_to_beat = margin_to_beat
+        # With find_open, that margin holds only once an exit is found (any exit tells going
+        # out is open); until then the search runs as a whole one, with no bound to read.
+        self.find_open = find_open
         self.best: Exit | None = None
         self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
         self.prepared = False
@@ -387,7 +447,7 @@ class _ExitSearch:
         :meth:`good_enough` (None when it was not)."""
         self.counted = None
         best = self.best
-        if best is None and self.bonus_to_beat < 0 and self.margin_to_beat is None:
+        if best is None and self.bonus_to_beat < 0 and (self.margin_to_beat is None or self.find_open):
             return False
         self.prepare()
         if self.beaten(self.cap, kept, best):
@@ -425,6 +485,8 @@ class _ExitSearch:
         every such exit one not asked for)?"""
         if self.most_bonus and bonus <= self.bonus_to_beat:
             return True
+        if best is None and self.find_open:
+            return False  # the margin to beat holds once an exit is found
         if not self.most_bonus and self.margin_to_beat is not None and self.margin_bound(kept, bonus) <= self.margin_to_beat:
             return True
         if best is None:
@@ -572,7 +634,7 @@ class _ExitSearch:
         is to be beaten, after :data:`HUNGRY_AFTER` tables, of the natural cards with at
         least one play and every play holding a wild. ``plays``: this table's, by card."""
         walk = self.walk
-        if self.best is None and self.margin_to_beat is None and not (self.most_bonus and self.bonus_to_beat >= 0):
+        if self.best is None and (self.margin_to_beat is None or self.find_open) and not (self.most_bonus and self.bonus_to_beat >= 0):
             return False
         hand = walk.hand
         left = walk.size - (1 if kept >= 0 else 0)

@@ -126,8 +126,9 @@ class SearchContext:
         self._canastas: dict[TableMeld, int] = {}
         self._suit_gains: dict[tuple[object, ...], int] = {}
         self._slot_bounds: dict[tuple[object, ...], int] = {}  # Walk.bonus_bound
-        # The exit searches made, by their light table (buraco.analysis.exits._Remembered).
-        self.exits: dict[tuple[object, ...], tuple[object, ...]] = {}
+        # The exit searches made, by their light table and then by what each was asked
+        # (buraco.analysis.exits: _Remembered by Question).
+        self.exits: dict[tuple[object, ...], dict[tuple[object, ...], tuple[object, ...]]] = {}
         # The canasta searches made, likewise (_RememberedLines): a hand's tables come back,
         # as when a player takes the pile's top card and throws it back turn after turn.
         self.canasta_lines: dict[tuple[object, ...], _RememberedLines] = {}
