@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..actions import DISCARD, DRAW, TAKE, Action, draw_action, take_action
 from ..cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
@@ -277,29 +278,31 @@ class _HandJudge:
 
     def findings(self) -> list[Finding]:
         played = self.played
-        going_out: list[Chance | None] = []
         cut: set[tuple[str, int]] = set()
         canasta = _CanastaRuns(self, cut)
+        going_out = _GoingOutRuns(self, cut)
         found: list[Finding] = []
         for position, turn in enumerate(played.turns):
             canasta.judge(position)
-            going_out.append(self.guarded(position, "going out", cut, self.going_out_chance))
+            going_out.judge(position)
             following = played.turns[position + 1] if position + 1 < len(played.turns) else None
             found.extend(_discard_findings(self.index, turn, following, self.thresholds))
         canasta.finish()
+        going_out.finish()
         found.extend(self.runs(MISSED_CANASTA, canasta.chances, {p for s, p in cut if s == "canasta"}))
-        found.extend(self.runs(MISSED_GOING_OUT, going_out, {p for s, p in cut if s == "going out"}))
+        found.extend(self.runs(MISSED_GOING_OUT, going_out.chances, {p for s, p in cut if s == "going out"}))
         return found
 
     def guarded(
-        self, position: int, search: str, cut: set[tuple[str, int]], judge: Callable[[int], Chance | None]
+        self, position: int, search: str, cut: set[tuple[str, int]], judge: Callable[..., Chance | None], *args: object
     ) -> Chance | None:
-        turn = self.played.turns[position]
+        """``judge(position, *args)``, or None where the CPU budget cut it (then said)."""
         if not self.context.budget.spent():
             try:
-                return judge(position)
+                return judge(position, *args)
             except SearchCut:
                 pass
+        turn = self.played.turns[position]
         cut.add((search, position))
         self.unsearched.append(Unsearched(self.index + 1, turn.draw_ply, turn.seat, search))
         return None
@@ -477,30 +480,45 @@ class _HandJudge:
 
     # --- missed going out
 
-    def going_out_chance(self, position: int) -> Chance | None:
+    def going_out_chance(self, position: int, above: int | None = None) -> Chance | None:
+        """The turn's missed going out, if one was open. ``above``: the best margin its run
+        holds so far; then only a better way out is searched for, and where none is, the
+        chance is open-only (points None), proved by the first way out found."""
         turn = self.played.turns[position]
         if turn.went_out or not turn.reach().counted(self.context).may_qualify():
             return None  # no draw choice of the turn could make the canasta going out needs
         side = turn.side
         best: tuple[Exit, Action, bool] | None = None
-        exit_ = best_exit(turn.start(), self.context)
+        opened: tuple[Exit, Action, bool] | None = None  # inside a run: a way out, none better found
+        exit_ = best_exit(turn.start(), self.context, margin_to_beat=above, find_open=above is not None)
         if exit_ is not None:
-            best = (exit_, turn.draw, True)
+            if above is None or exit_.margin > above:
+                best = (exit_, turn.draw, True)
+            else:
+                opened = (exit_, turn.draw, True)
         dead: tuple[int, ...] = ()  # cards no play held at a deeper take (dead_cards_of)
         for start, take in self.takes(turn):
             if not may_go_out(start, self.context):
                 break  # the quick tests only pass more often with more cards: no shallower take passes
             if dead and holds_dead_cards(start, dead):
                 continue  # no exit (a shallower take may hold fewer of them: not a break)
-            if best is not None and exit_bound(start, self.context) <= best[0].margin:
+            to_beat = above if best is None else best[0].margin
+            find_open = above is not None and best is None and opened is None  # not yet known open
+            if to_beat is not None and not find_open and exit_bound(start, self.context) <= to_beat:
                 break  # the margin bound only grows with the cards taken: no shallower take beats it
-            exit_ = best_exit(start, self.context, margin_to_beat=None if best is None else best[0].margin)
+            exit_ = best_exit(start, self.context, margin_to_beat=to_beat, find_open=find_open)
             if exit_ is None:
                 dead = dead_cards_of(start) or dead
-            elif best is None or exit_.margin > best[0].margin:
+            elif to_beat is None or exit_.margin > to_beat:
                 best = (exit_, take, False)
+            elif find_open:
+                opened = (exit_, take, False)
         if best is None:
-            return None
+            if opened is None:
+                return None
+            exit_, draw, is_played = opened
+            ply = turn.ply if is_played else turn.draw_ply
+            return Chance(position, ply, None, (draw, *exit_.actions), "", exit_.state, turn.before_draw, exit_.margin)
         exit_, draw, is_played = best
         actual = margin_of(self.final_scores, side)
         points = exit_.margin - actual
@@ -652,6 +670,70 @@ class _CanastaRuns:
             self.chances[position] = judge.guarded(position, "canasta", self.cut, judge.canasta_chance)
         else:
             self.chances[position] = judge.guarded(position, "canasta", self.cut, lambda p: judge.chance_at_best(p, best))
+
+
+# Inside a run, a turn whose hand and pile hold fewer cards is searched whole: its search is
+# cheap, and a run's last turn found only open would be searched a second time (brasil's
+# first 40 hands, mostly exit searches: instructions +2.0% with the floor from any number of
+# cards, +0.2% from 20; docs/benchmarks.md, twenty-first round).
+RUN_FLOOR_CARDS: Final = 20
+
+
+class _GoingOutRuns:
+    """The missed-going-out chances of a hand's turns, judged in order, as
+    :class:`_CanastaRuns` judges missed canastas: a turn inside a run (from its second turn)
+    is searched only for a better margin than the run's best so far, and where none is,
+    only for whether a way out is open; a run's last turn where only that was learnt is
+    searched whole once the run ends, for its ply."""
+
+    def __init__(self, judge: _HandJudge, cut: set[tuple[str, int]]) -> None:
+        self.hand_judge = judge
+        self.cut = cut
+        self.chances: list[Chance | None] = []  # by position in PlayedHand.turns
+        self.stakes: dict[int, int] = {}  # seat -> the best margin of its run so far
+        self.open_only: dict[int, int] = {}  # seat -> its last turn, where only open was learnt
+
+    def judge(self, position: int) -> None:
+        judge = self.hand_judge
+        turn = judge.played.turns[position]
+        seat = turn.seat
+        known = self.stakes.get(seat)  # None: the seat's last turn had no way out (most turns)
+        above = None
+        if known is not None:
+            before = turn.before_draw
+            if before.hand_sizes[seat] + len(before.discard_pile) >= RUN_FLOOR_CARDS:
+                above = known
+        chance = judge.guarded(position, "going out", self.cut, judge.going_out_chance, above)
+        self.chances.append(chance)
+        if known is None:
+            if chance is not None:
+                self.stakes[seat] = chance.margin
+            return
+        if chance is None:  # closed (or cut): the run ended, at its last turn searched whole where only open was learnt
+            del self.stakes[seat]
+            last = self.open_only.pop(seat, None)
+            if last is not None:
+                self.searched_whole(last)
+        elif chance.points is None:
+            if chance.margin == above and chance.witness[0] == turn.draw:
+                # The draw as played holds the most the turn holds, as the run holds it
+                # already: that draw gives its ply, and it is not searched again.
+                self.open_only.pop(seat, None)
+            else:
+                self.open_only[seat] = position
+        else:  # the run's best so far (a turn searched whole may hold less)
+            self.open_only.pop(seat, None)
+            self.stakes[seat] = max(known, chance.margin)
+
+    def finish(self) -> None:
+        """Search whole the runs' last turns left open-only at the hand's end."""
+        for last in self.open_only.values():
+            self.searched_whole(last)
+        self.open_only.clear()
+
+    def searched_whole(self, position: int) -> None:
+        judge = self.hand_judge
+        self.chances[position] = judge.guarded(position, "going out", self.cut, judge.going_out_chance)
 
 
 _OUTCOME_TEXT = {
