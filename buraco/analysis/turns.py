@@ -483,7 +483,7 @@ class _HandJudge:
     def going_out_chance(self, position: int, above: int | None = None) -> Chance | None:
         """The turn's missed going out, if one was open. ``above``: the best margin its run
         holds so far; then only a better way out is searched for, and where none is, the
-        chance is open-only (points None), proved by the first way out found."""
+        chance is open-only (points None), proved by a way out the search found."""
         turn = self.played.turns[position]
         if turn.went_out or not turn.reach().counted(self.context).may_qualify():
             return None  # no draw choice of the turn could make the canasta going out needs
@@ -616,7 +616,29 @@ class _HandJudge:
         return recovered
 
 
-class _CanastaRuns:
+class _Runs:
+    """A hand's chances of one kind, judged turn by turn in order (:meth:`judge`), where a
+    turn inside a run is searched only above the run's best so far: a run's last turn,
+    where only that it was open was learnt, is searched whole once the run ends, for its
+    ply (:meth:`searched_whole`)."""
+
+    def __init__(self, judge: _HandJudge, cut: set[tuple[str, int]]) -> None:
+        self.hand_judge = judge
+        self.cut = cut
+        self.chances: list[Chance | None] = []  # by position in PlayedHand.turns
+        self.open_only: dict[int, int] = {}  # seat -> its last turn, where only open was learnt
+
+    def searched_whole(self, position: int) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """Search whole the runs' last turns left open-only at the hand's end."""
+        for last in self.open_only.values():
+            self.searched_whole(last)
+        self.open_only.clear()
+
+
+class _CanastaRuns(_Runs):
     """The missed-canasta chances of a hand's turns, judged in order. A turn inside a run
     (from its second turn) is searched only for more than the run's stake so far (the most
     the seat's turns of the run have found), with the line of the seat's last turn,
@@ -624,11 +646,8 @@ class _CanastaRuns:
     searched again once the run ends, for its ply (see :meth:`searched_whole`)."""
 
     def __init__(self, judge: _HandJudge, cut: set[tuple[str, int]]) -> None:
-        self.hand_judge = judge
-        self.cut = cut
-        self.chances: list[Chance | None] = []  # by position in PlayedHand.turns
+        super().__init__(judge, cut)
         self.stakes: dict[int, tuple[int, Chance]] = {}  # seat -> its run's stake so far, its last chance
-        self.open_only: dict[int, int] = {}  # seat -> its last turn, where only open was learnt
 
     def judge(self, position: int) -> None:
         judge = self.hand_judge
@@ -654,12 +673,6 @@ class _CanastaRuns:
             self.stakes[seat] = (chance.points if known is None else max(known[0], chance.points), chance)
         self.chances.append(chance)
 
-    def finish(self) -> None:
-        """Search whole the runs' last turns left open-only at the hand's end."""
-        for last in self.open_only.values():
-            self.searched_whole(last)
-        self.open_only.clear()
-
     def searched_whole(self, position: int) -> None:
         """Search anew the run's last turn, where only open was learnt: only the draw as
         played, where the line proving it open holds the most any draw choice holds."""
@@ -679,7 +692,7 @@ class _CanastaRuns:
 RUN_FLOOR_CARDS: Final = 20
 
 
-class _GoingOutRuns:
+class _GoingOutRuns(_Runs):
     """The missed-going-out chances of a hand's turns, judged in order, as
     :class:`_CanastaRuns` judges missed canastas: a turn inside a run (from its second turn)
     is searched only for a better margin than the run's best so far, and where none is,
@@ -687,11 +700,8 @@ class _GoingOutRuns:
     searched whole once the run ends, for its ply."""
 
     def __init__(self, judge: _HandJudge, cut: set[tuple[str, int]]) -> None:
-        self.hand_judge = judge
-        self.cut = cut
-        self.chances: list[Chance | None] = []  # by position in PlayedHand.turns
+        super().__init__(judge, cut)
         self.stakes: dict[int, int] = {}  # seat -> the best margin of its run so far
-        self.open_only: dict[int, int] = {}  # seat -> its last turn, where only open was learnt
 
     def judge(self, position: int) -> None:
         judge = self.hand_judge
@@ -724,12 +734,6 @@ class _GoingOutRuns:
         else:  # the run's best so far (a turn searched whole may hold less)
             self.open_only.pop(seat, None)
             self.stakes[seat] = max(known, chance.margin)
-
-    def finish(self) -> None:
-        """Search whole the runs' last turns left open-only at the hand's end."""
-        for last in self.open_only.values():
-            self.searched_whole(last)
-        self.open_only.clear()
 
     def searched_whole(self, position: int) -> None:
         judge = self.hand_judge
