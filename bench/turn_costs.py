@@ -102,11 +102,18 @@ def canasta_outcome(args: tuple[Any, ...], chance: turns.Chance | None) -> str:
 
 def going_out_outcome(args: tuple[Any, ...], chance: turns.Chance | None) -> str:
     """What one call of ``_HandJudge.going_out_chance`` found."""
-    judge, position = args
+    judge, position, *above = args
     turn = judge.played.turns[position]
     if turn.went_out or not turn.reach().counted(judge.context).may_qualify():
         return "going out: no canasta to qualify by the reach"
-    return "going out: " + ("searched, no way out" if chance is None else "a way out")
+    where = "inside a run" if above and above[0] is not None else "outside a run (or a run's last turn searched again)"
+    if chance is None:
+        found = "searched, no way out"
+    elif chance.points is None:
+        found = "open, worth no more than the run's best margin"
+    else:
+        found = "a way out"
+    return f"going out: {where}: {found}"
 
 
 class _Timed:
