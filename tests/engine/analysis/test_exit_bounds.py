@@ -9,7 +9,7 @@ import pytest
 
 from buraco.actions import TAKE, Action, take_action
 from buraco.analysis import exits, turns
-from buraco.analysis.exits import best_exit, dead_cards_of
+from buraco.analysis.exits import best_exit, dead_cards_of, may_go_out
 from buraco.analysis.search import Budget, SearchContext, SearchCut, Start, Walk
 from buraco.analysis.turns import played_turns
 from buraco.rules import VARIANTS
@@ -227,3 +227,51 @@ def test_an_exit_for_more_canasta_bonus_is_sought_only_where_the_bound_allows_it
             again = best_exit(Start.after(table), SearchContext(table.variant), most_bonus=True, bonus_to_beat=most.bonus - 1)
             assert again is not None and again.bonus == most.bonus
     assert searched
+
+
+
+@pytest.mark.parametrize("variant_id,seeds", [("brasil", 2), ("abierto-sucio", 8)])
+def test_keeping_the_pivot_back_after_placing_it_finds_the_same_exit(variant_id: str, seeds: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a search raises a best margin, a pivot dearer than a card held is kept back
+    for the discard only after every play placing it (``_ExitSearch.keeps_last``). From
+    every draw choice of the turns of self-play hands that holds at most 12 cards and
+    passes going out's quick tests, asked whole, asked to beat a margin just under the
+    best, and asked to find open over a margin just above it, the search finds ways out of
+    the very margins it finds keeping every pivot back first; and it keeps some pivot last."""
+    starts = []
+    for seed in range(seeds):
+        record = play_match(variant_id, players=2, hands=1, seed=seed)
+        context = SearchContext(record.rules)
+        judge = turns._HandJudge(record, 0, played_turns(record, 0), context)
+        for turn in judge.played.turns:
+            for start in (turn.start(), *(start for start, _ in judge.takes(turn))):
+                if sum(start.hand) <= 12 and may_go_out(start, context):
+                    starts.append(start)
+    kept_last = 0
+    original = exits._ExitSearch.keeps_last
+
+    def counted(self: exits._ExitSearch, pivot: int) -> bool:
+        nonlocal kept_last
+        last = original(self, pivot)
+        kept_last += last
+        return last
+
+    def answers() -> list[tuple[int | None, ...]]:
+        found: list[tuple[int | None, ...]] = []
+        for start in starts:
+            whole = best_exit(start, SearchContext(start.base.variant))
+            if whole is None:
+                found.append((None,))
+                continue
+            under = best_exit(start, SearchContext(start.base.variant), margin_to_beat=whole.margin - 1)
+            over = best_exit(start, SearchContext(start.base.variant), margin_to_beat=whole.margin + 1, find_open=True)
+            found.append((whole.margin, None if under is None else under.margin, None if over is None else over.margin))
+        return found
+
+    monkeypatch.setattr(exits._ExitSearch, "keeps_last", counted)
+    last = answers()
+    monkeypatch.setattr(exits._ExitSearch, "keeps_last", lambda self, pivot: False)
+    first = answers()
+    assert last == first
+    assert sum(answer[0] is not None for answer in first) >= 5
+    assert kept_last > 0
