@@ -155,6 +155,7 @@ def _tells(asked: Question, searched: Question, margin: int | None) -> bool | No
 HUNGRY_AFTER: Final = 1000
 HUNGRY_TRIAL: Final = 64  # tables it is asked at in any case (then see _ExitSearch.looks_ahead)
 HUNGRY_SHARE: Final = 16
+CHEAP_MAX: Final = 1  # cheap_discards: 2 or 3 cost more (brasil's first 40 hands)
 EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
 
 
@@ -597,6 +598,12 @@ class _ExitSearch:
         if walk.nodes >= HUNGRY_AFTER and self.looks_ahead() and self.hungry_beaten(kept, pivot, table or _TablePlays(walk)):
             self.hungry[1] += 1
             return
+        if kept < 0 and not walk.variant.out_by_meld:
+            few = self.cheap_discards(bounds if isinstance(bounds, tuple) else None)
+            if few is not None:
+                for cheap in few:
+                    self.visit(cheap, bounds, (pivot, plays) if cheap != pivot or hand[pivot] > 1 else None)
+                return
         # Keep the pivot back for the going-out discard (before or after placing it, see
         # keeps_last). Where another of it is held, the table below has the same pivot and
         # plays: the counts read only the hand and the melds, the pivot is still to place,
@@ -618,6 +625,27 @@ class _ExitSearch:
                 walk.undo_meld(play, undone)  # type: ignore[arg-type]
         if keep_last:
             self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)
+
+    def cheap_discards(self, bounds: tuple[int, int] | None) -> list[int] | None:
+        """Where the search raises a best margin: the kinds held that a way out from here
+        beating it could throw, when there are at most :data:`CHEAP_MAX` of them (else
+        None). A way out throwing any other card is beaten by the bound with that card
+        thrown: the table's bonus bound (``bounds``, where worked out) less its points. So
+        the search keeps each of these back in turn here and walks on no further with
+        none kept: every way out throwing one of them is found below one of those tables,
+        whichever card it places first. (Not where going out may meld the last card: a way
+        out throwing nothing is then found only with none kept.)"""
+        if self.most_bonus or (self.best is None and (self.margin_to_beat is None or self.find_open)):
+            return None
+        self.prepare()
+        walk = self.walk
+        target = self.best.margin if self.best is not None else self.margin_to_beat
+        assert target is not None
+        bonus = min(self.cap, bounds[1] if bounds is not None else walk.bonus_bound())
+        limit = self.own_constant + bonus - (max(self.others) - self.spoil if self.others else 0) - target
+        values = walk.variant.card_values
+        few = [card for card in compress(range(CARD_KINDS), walk.hand) if values[card] < limit]
+        return few if len(few) <= CHEAP_MAX else None
 
     def keeps_last(self, pivot: int) -> bool:
         """Is the pivot kept back for the discard only after every play placing it is

@@ -230,14 +230,20 @@ def test_an_exit_for_more_canasta_bonus_is_sought_only_where_the_bound_allows_it
 
 
 
-@pytest.mark.parametrize("variant_id,seeds", [("brasil", 2), ("abierto-sucio", 8)])
-def test_keeping_the_pivot_back_after_placing_it_finds_the_same_exit(variant_id: str, seeds: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("variant_id,seeds,orders", [
+    ("brasil", 2, ("keeps_last", "cheap_discards")), ("abierto-sucio", 8, ("cheap_discards",)),
+])
+def test_the_discard_chosen_first_leaves_no_better_exit(
+    variant_id: str, seeds: int, orders: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where a search raises a best margin, a pivot dearer than a card held is kept back
-    for the discard only after every play placing it (``_ExitSearch.keeps_last``). From
-    every draw choice of the turns of self-play hands that holds at most 12 cards and
-    passes going out's quick tests, asked whole, asked to beat a margin just under the
-    best, and asked to find open over a margin just above it, the search finds ways out of
-    the very margins it finds keeping every pivot back first; and it keeps some pivot last."""
+    for the discard only after every play placing it (``_ExitSearch.keeps_last``), and
+    where only one kind held could be the discard of a better way out, that card is kept
+    back and no other (``_ExitSearch.cheap_discards``). From every draw choice of the
+    turns of self-play hands that holds at most 12 cards and passes going out's quick
+    tests, asked whole, asked to beat a margin just under the best, and asked to find open
+    over a margin just above it, the search finds ways out of the very margins it finds
+    keeping every pivot back first and keeping any card; and the orders ``orders`` apply."""
     starts = []
     for seed in range(seeds):
         record = play_match(variant_id, players=2, hands=1, seed=seed)
@@ -247,14 +253,18 @@ def test_keeping_the_pivot_back_after_placing_it_finds_the_same_exit(variant_id:
             for start in (turn.start(), *(start for start, _ in judge.takes(turn))):
                 if sum(start.hand) <= 12 and may_go_out(start, context):
                     starts.append(start)
-    kept_last = 0
-    original = exits._ExitSearch.keeps_last
+    applied = {"keeps_last": 0, "cheap_discards": 0}
+    keeps_last, cheap_discards = exits._ExitSearch.keeps_last, exits._ExitSearch.cheap_discards
 
-    def counted(self: exits._ExitSearch, pivot: int) -> bool:
-        nonlocal kept_last
-        last = original(self, pivot)
-        kept_last += last
+    def counted_last(self: exits._ExitSearch, pivot: int) -> bool:
+        last = keeps_last(self, pivot)
+        applied["keeps_last"] += last
         return last
+
+    def counted_cheap(self: exits._ExitSearch, bounds: tuple[int, int] | None) -> list[int] | None:
+        few = cheap_discards(self, bounds)
+        applied["cheap_discards"] += few is not None
+        return few
 
     def answers() -> list[tuple[int | None, ...]]:
         found: list[tuple[int | None, ...]] = []
@@ -268,10 +278,12 @@ def test_keeping_the_pivot_back_after_placing_it_finds_the_same_exit(variant_id:
             found.append((whole.margin, None if under is None else under.margin, None if over is None else over.margin))
         return found
 
-    monkeypatch.setattr(exits._ExitSearch, "keeps_last", counted)
-    last = answers()
+    monkeypatch.setattr(exits._ExitSearch, "keeps_last", counted_last)
+    monkeypatch.setattr(exits._ExitSearch, "cheap_discards", counted_cheap)
+    ordered = answers()
     monkeypatch.setattr(exits._ExitSearch, "keeps_last", lambda self, pivot: False)
-    first = answers()
-    assert last == first
-    assert sum(answer[0] is not None for answer in first) >= 5
-    assert kept_last > 0
+    monkeypatch.setattr(exits._ExitSearch, "cheap_discards", lambda self, bounds: None)
+    plain = answers()
+    assert ordered == plain
+    assert sum(answer[0] is not None for answer in plain) >= 5
+    assert all(applied[order] for order in orders), applied
