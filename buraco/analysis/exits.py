@@ -240,7 +240,7 @@ class _ExitSearch:
         # out is open); until then the search runs as a whole one, with no bound to read.
         self.find_open = find_open
         self.best: Exit | None = None
-        self.cap = 1 << 30  # the most canasta bonus any line could reach (most_canasta_bonus)
+        self.cap = 1 << 30  # a bound on any line's canasta bonus, from the search's start (prepare)
         self.prepared = False
         self.offers: list[tuple[tuple[Action, ...], tuple[int, int] | None]] = []  # for _Remembered
         self.bounds: tuple[int, int] | None = None  # the bounds good_enough last worked out

@@ -1639,24 +1639,9 @@ def may_use_take(start: Start, context: SearchContext) -> bool:
     return Walk.at(start, context).may_meet_obligation()
 
 
-def most_canasta_bonus(start: Start, context: SearchContext) -> int:
-    """The most canasta bonus the side could hold after any plays of this turn, however
-    the turn would end: a bound on every line's bonus (the canasta search without its
-    ending, see the module's note on raising plays)."""
-    walk = Walk.at(start, context).fork()
-    walk.met = True  # a pile's obligation adds no bonus: ignored, the bound only grows
-    search = _CanastaSearch(walk, None, -1)
-    search.relaxed = True
-    try:
-        search.visit()
-    finally:
-        walk.finish()
-    return search.most
-
-
 __all__ = [
     "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "StartTable", "best_canasta_line", "canasta_bound", "canasta_lines_above", "CanastaAnswer",
     "ended_line", "ending_discard",
-    "margin_of", "may_use_take", "most_canasta_bonus", "sets_hold_canastas", "side_bonus",
+    "margin_of", "may_use_take", "sets_hold_canastas", "side_bonus",
 ]
 
