@@ -639,8 +639,11 @@ class _ExitSearch:
             return None
         self.prepare()
         walk = self.walk
-        target = self.best.margin if self.best is not None else self.margin_to_beat
-        assert target is not None
+        # What a better way out must beat: the best found, and the margin given where it holds.
+        targets = [] if self.margin_to_beat is None or (self.find_open and self.best is None) else [self.margin_to_beat]
+        if self.best is not None:
+            targets.append(self.best.margin)
+        target = max(targets)
         bonus = min(self.cap, bounds[1] if bounds is not None else walk.bonus_bound())
         limit = self.own_constant + bonus - (max(self.others) - self.spoil if self.others else 0) - target
         values = walk.variant.card_values

@@ -229,7 +229,6 @@ def test_an_exit_for_more_canasta_bonus_is_sought_only_where_the_bound_allows_it
     assert searched
 
 
-
 @pytest.mark.parametrize("variant_id,seeds,orders", [
     ("brasil", 2, ("keeps_last", "cheap_discards")), ("abierto-sucio", 8, ("cheap_discards",)),
 ])
