@@ -155,7 +155,7 @@ def _tells(asked: Question, searched: Question, margin: int | None) -> bool | No
 HUNGRY_AFTER: Final = 1000
 HUNGRY_TRIAL: Final = 64  # tables it is asked at in any case (then see _ExitSearch.looks_ahead)
 HUNGRY_SHARE: Final = 16
-CHEAP_MAX: Final = 1  # cheap_discards: 2 or 3 cost more (brasil's first 40 hands)
+CHEAP_MAX: Final = 1  # discard_order: 2 or 3 cost more (brasil's first 40 hands)
 EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
 
 
@@ -598,19 +598,19 @@ class _ExitSearch:
         if walk.nodes >= HUNGRY_AFTER and self.looks_ahead() and self.hungry_beaten(kept, pivot, table or _TablePlays(walk)):
             self.hungry[1] += 1
             return
-        if kept < 0 and not walk.variant.out_by_meld:
-            few = self.cheap_discards(bounds if isinstance(bounds, tuple) else None)
-            if few is not None:
-                for cheap in few:
+        keep_last = False
+        if kept < 0:
+            only, keep_last = self.discard_order(pivot, bounds if isinstance(bounds, tuple) else None)
+            if only is not None:
+                for cheap in only:
                     self.visit(cheap, bounds, (pivot, plays) if cheap != pivot or hand[pivot] > 1 else None)
                 return
-        # Keep the pivot back for the going-out discard (before or after placing it, see
-        # keeps_last). Where another of it is held, the table below has the same pivot and
-        # plays: the counts read only the hand and the melds, the pivot is still to place,
-        # and the cards counted before it stay out.
-        keep_last = kept < 0 and self.keeps_last(pivot)
-        if kept < 0 and not keep_last:
-            self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)
+            # Keep the pivot back for the going-out discard (before placing it, or after:
+            # see discard_order). Where another of it is held, the table below has the same
+            # pivot and plays: the counts read only the hand and the melds, the pivot is
+            # still to place, and the cards counted before it stay out.
+            if not keep_last:
+                self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)
         by_meld = walk.variant.out_by_meld
         for kind, index, play in plays:
             if _leads_to_no_exit(play, kept, hand, left, by_meld):
@@ -626,46 +626,43 @@ class _ExitSearch:
         if keep_last:
             self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None)
 
-    def cheap_discards(self, bounds: tuple[int, int] | None) -> list[int] | None:
-        """Where the search raises a best margin: the kinds held that a way out from here
-        beating it could throw, when there are at most :data:`CHEAP_MAX` of them (else
-        None). A way out throwing any other card is beaten by the bound with that card
-        thrown: the table's bonus bound (``bounds``, where worked out) less its points. So
-        the search keeps each of these back in turn here and walks on no further with
-        none kept: every way out throwing one of them is found below one of those tables,
-        whichever card it places first. (Not where going out may meld the last card: a way
-        out throwing nothing is then found only with none kept.)"""
-        if self.most_bonus or (self.best is None and (self.margin_to_beat is None or self.find_open)):
-            return None
-        self.prepare()
-        walk = self.walk
-        # What a better way out must beat: the best found, and the margin given where it holds.
-        targets = [] if self.margin_to_beat is None or (self.find_open and self.best is None) else [self.margin_to_beat]
-        if self.best is not None:
-            targets.append(self.best.margin)
-        target = max(targets)
-        bonus = min(self.cap, bounds[1] if bounds is not None else walk.bonus_bound())
-        limit = self.own_constant + bonus - (max(self.others) - self.spoil if self.others else 0) - target
-        values = walk.variant.card_values
-        few = [card for card in compress(range(CARD_KINDS), walk.hand) if values[card] < limit]
-        return few if len(few) <= CHEAP_MAX else None
+    def discard_order(self, pivot: int, bounds: tuple[int, int] | None) -> tuple[list[int] | None, bool]:
+        """How a table with no card kept back for the discard keeps one, where the search
+        raises a best margin (one it found, or one it was given to beat): the only kinds
+        to keep back, where at most :data:`CHEAP_MAX` could be the discard of a better way
+        out (else None); and whether the pivot is kept back only after every play placing
+        it is walked (a card cheaper than the pivot is held). Before a way out is found:
+        (None, False), the pivot kept first, as a card that fits nowhere is.
 
-    def keeps_last(self, pivot: int) -> bool:
-        """Is the pivot kept back for the discard only after every play placing it is
-        walked? So where the search raises a best margin (one it found, or one it was
-        given to beat) and a card cheaper than the pivot is held. A way out's margin falls
-        by the points of the card it throws, and a table's bound reads the cheapest card
-        held: a table whose melds could hold the best's bonus is left only once a way out
-        throws as cheap a card as it could. Placing the pivot first leaves the cheaper
-        cards for the discard and finds those ways out sooner (brasil's cards score their
-        face value: one search found ways out throwing 9, 8, 7, 5, 4, 3 and then 2
-        points, the last after 2,831 tables). Before a way out is found the pivot is kept
-        first, as it always was: there the other order cost more (docs/benchmarks.md)."""
+        A way out's margin falls by the points of the card it throws, and a table's bound
+        reads the cheapest card held, so a table whose melds could hold the best's bonus
+        is left only once a way out throws as cheap a card as it could: these orders find
+        those ways out sooner (brasil's cards score their face value: one search found
+        ways out throwing 9, 8, 7, 5, 4, 3 and then 2 points, the last after 2,831
+        tables). The only kinds are those whose points, taken off the table's bonus
+        bound (``bounds``, where worked out), leave a margin over the best: a way out
+        throwing any other card is beaten, and every way out throwing one of them is
+        found below the table with it kept back, whichever card it places first; the
+        walk with none kept stops here. Not with the most bonus asked, nor where going
+        out may meld the last card (a way out throwing nothing is found only with none
+        kept). The other orders cost more (docs/benchmarks.md, twenty-second round)."""
         if self.best is None and (self.margin_to_beat is None or self.find_open):
-            return False
-        hand = self.walk.hand
-        values = self.walk.variant.card_values
-        return values[pivot] > min(map(values.__getitem__, compress(range(CARD_KINDS), hand)))
+            return None, False
+        walk = self.walk
+        values = walk.variant.card_values
+        held = list(compress(range(CARD_KINDS), walk.hand))
+        if not (self.most_bonus or walk.variant.out_by_meld):
+            self.prepare()
+            # What a better way out must beat: the best found, and the margin given where it holds.
+            target = self.best.margin if self.best is not None else -(1 << 30)
+            if self.margin_to_beat is not None and (self.best is not None or not self.find_open):
+                target = max(target, self.margin_to_beat)
+            bonus = min(self.cap, bounds[1] if bounds is not None else walk.bonus_bound())
+            limit = self.own_constant + bonus - (max(self.others) - self.spoil if self.others else 0) - target
+            only = [card for card in held if values[card] < limit]
+            if len(only) <= CHEAP_MAX:
+                return only, False
+        return None, values[pivot] > min(map(values.__getitem__, held))
 
     def looks_ahead(self) -> bool:
         """Is :meth:`hungry_beaten` still worth asking in this search? It is asked at the

@@ -230,19 +230,19 @@ def test_an_exit_for_more_canasta_bonus_is_sought_only_where_the_bound_allows_it
 
 
 @pytest.mark.parametrize("variant_id,seeds,orders", [
-    ("brasil", 2, ("keeps_last", "cheap_discards")), ("abierto-sucio", 8, ("cheap_discards",)),
+    ("brasil", 2, ("pivot kept last", "only cards kept")), ("abierto-sucio", 8, ("only cards kept",)),
 ])
 def test_the_discard_chosen_first_leaves_no_better_exit(
     variant_id: str, seeds: int, orders: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where a search raises a best margin, a pivot dearer than a card held is kept back
-    for the discard only after every play placing it (``_ExitSearch.keeps_last``), and
-    where only one kind held could be the discard of a better way out, that card is kept
-    back and no other (``_ExitSearch.cheap_discards``). From every draw choice of the
-    turns of self-play hands that holds at most 12 cards and passes going out's quick
-    tests, asked whole, asked to beat a margin just under the best, and asked to find open
-    over a margin just above it, the search finds ways out of the very margins it finds
-    keeping every pivot back first and keeping any card; and the orders ``orders`` apply."""
+    for the discard only after every play placing it, and where only one kind held could
+    be the discard of a better way out, that card is kept back and no other
+    (``_ExitSearch.discard_order``). From every draw choice of the turns of self-play
+    hands that holds at most 12 cards and passes going out's quick tests, asked whole,
+    asked to beat a margin just under the best, and asked to find open over a margin just
+    above it, the search finds ways out of the very margins it finds keeping every pivot
+    back first and keeping any card; and the orders ``orders`` apply."""
     starts = []
     for seed in range(seeds):
         record = play_match(variant_id, players=2, hands=1, seed=seed)
@@ -252,18 +252,14 @@ def test_the_discard_chosen_first_leaves_no_better_exit(
             for start in (turn.start(), *(start for start, _ in judge.takes(turn))):
                 if sum(start.hand) <= 12 and may_go_out(start, context):
                     starts.append(start)
-    applied = {"keeps_last": 0, "cheap_discards": 0}
-    keeps_last, cheap_discards = exits._ExitSearch.keeps_last, exits._ExitSearch.cheap_discards
+    applied = {"pivot kept last": 0, "only cards kept": 0}
+    discard_order = exits._ExitSearch.discard_order
 
-    def counted_last(self: exits._ExitSearch, pivot: int) -> bool:
-        last = keeps_last(self, pivot)
-        applied["keeps_last"] += last
-        return last
-
-    def counted_cheap(self: exits._ExitSearch, bounds: tuple[int, int] | None) -> list[int] | None:
-        few = cheap_discards(self, bounds)
-        applied["cheap_discards"] += few is not None
-        return few
+    def counted(self: exits._ExitSearch, pivot: int, bounds: tuple[int, int] | None) -> tuple[list[int] | None, bool]:
+        only, last = discard_order(self, pivot, bounds)
+        applied["pivot kept last"] += last
+        applied["only cards kept"] += only is not None
+        return only, last
 
     def answers() -> list[tuple[int | None, ...]]:
         found: list[tuple[int | None, ...]] = []
@@ -277,11 +273,9 @@ def test_the_discard_chosen_first_leaves_no_better_exit(
             found.append((whole.margin, None if under is None else under.margin, None if over is None else over.margin))
         return found
 
-    monkeypatch.setattr(exits._ExitSearch, "keeps_last", counted_last)
-    monkeypatch.setattr(exits._ExitSearch, "cheap_discards", counted_cheap)
+    monkeypatch.setattr(exits._ExitSearch, "discard_order", counted)
     ordered = answers()
-    monkeypatch.setattr(exits._ExitSearch, "keeps_last", lambda self, pivot: False)
-    monkeypatch.setattr(exits._ExitSearch, "cheap_discards", lambda self, bounds: None)
+    monkeypatch.setattr(exits._ExitSearch, "discard_order", lambda self, pivot, bounds: (None, False))
     plain = answers()
     assert ordered == plain
     assert sum(answer[0] is not None for answer in plain) >= 5
