@@ -4,7 +4,8 @@ Issue 13 asks the analysis of a hand to cost at most 10x its verify (median over
 set's hands, ``bench/analysis.py``). This splits that cost for the hands the median is
 read on: it plays ``--hands`` hands of one rule set as ``bench/analysis.py`` does (2
 players, 5 hands a match, seeds 0, 1, ...), times each hand's turn searches and verify,
-keeps the middle ``--middle`` share of them by that ratio, and times there:
+keeps the middle ``--middle`` share of them by that ratio (or those ``--between`` two shares
+of all, such as the tail the 95th percentile is read in), and times there:
 
 * **verify**: ``buraco.replay.verify_hand``, best of three (CPU time);
 * **replay**: ``played_turns``, the hand replayed turn by turn for the searches;
@@ -21,14 +22,16 @@ Then the canasta and going-out judges' calls by what they found, each with its c
 its time (the reach bound included, as the judge pays it): a turn stopped by the reach, a
 turn searched with nothing open, a chance (outside a run, one that opens a run), and inside
 a run (from its second turn, searched only above the run's stake so far) a turn found open
-but worth no more than that stake.
+but worth no more than that stake. Last, the exit searches the going-out judge asks for,
+by what each was asked (whole, over a margin to beat, finding open) and found, and whether
+it walked any table: their count, tables and time.
 
 The cycle collector is paused throughout, as the analysis pauses it. It prints each
 part in microseconds a turn and in multiples of verify, and what every turn pays before
 any search. A figure, not a test: the parts are private functions of the engine, wrapped
 for the run and restored after.
 
-Run: ``.venv/bin/python bench/turn_costs.py [--variant brasil] [--hands 150] [--middle 0.4]``
+Run: ``.venv/bin/python bench/turn_costs.py [--variant brasil] [--hands 150] [--middle 0.4 | --between 0.88 0.98]``
 """
 
 from __future__ import annotations
@@ -65,14 +68,20 @@ def hands_of(variant: str, hands: int) -> list[tuple[Record, int]]:
 
 def middle_hands(hands: list[tuple[Record, int]], share: float) -> list[tuple[Record, int]]:
     """The hands whose ratio of analysis to verify lies in the middle ``share`` of all."""
+    return hands_between(hands, (1 - share) / 2, 1 - (1 - share) / 2)
+
+
+def hands_between(hands: list[tuple[Record, int]], low: float, high: float) -> list[tuple[Record, int]]:
+    """The hands whose ratio of analysis to verify lies between the ``low`` and ``high``
+    shares of all, by rank (0.3 and 0.7: the middle 40%; 0.88 and 0.98: the tail the 95th
+    percentile is read in)."""
     ratios = []
     for record, index in hands:
         context = SearchContext(record.rules)
         analysis = cpu_best(lambda: turns.turn_findings(record, index, [], context))  # noqa: B023
         ratios.append((analysis / cpu_best(lambda: verify_hand(record, index), 3), record, index))  # noqa: B023
     ratios.sort(key=lambda entry: entry[0])
-    cut = round(len(ratios) * (1 - share) / 2)
-    kept = ratios[cut:len(ratios) - cut]
+    kept = ratios[round(len(ratios) * low):round(len(ratios) * high)]
     print(f"{len(kept)} hands of {len(ratios)}, ratio {kept[0][0]:.1f}x to {kept[-1][0]:.1f}x "
           f"(median of all {statistics.median(r for r, _, _ in ratios):.1f}x)")
     return [(record, index) for _, record, index in kept]
@@ -123,6 +132,7 @@ class _Timed:
     def __init__(self) -> None:
         self.seconds = dict.fromkeys(PARTS, 0.0)
         self.outcomes: dict[str, list[float]] = {}  # what was found -> [calls, seconds]
+        self.exits: dict[str, list[float]] = {}  # how an exit search was asked, what it found -> [calls, tables, seconds]
         self.telling = 0.0  # seconds spent telling what was found: the bench's, not the analysis's
         self._saved: list[tuple[Any, str, Any]] = []
 
@@ -148,10 +158,36 @@ class _Timed:
         self._saved.append((owner, name, function))
         setattr(owner, name, timed)
 
+    def wrap_exits(self) -> None:
+        """Each exit search the judges ask for (``best_exit``), tallied by what it was asked
+        and found, and whether it walked any table (most end on a test at its start)."""
+        function = getattr(turns, "best_exit")  # noqa: B009 (not exported: read as the judges read it)
+        exits, clock = self.exits, time.perf_counter
+
+        def timed(start: Any, context: SearchContext, **asked: Any) -> Any:
+            nodes, begun = context.nodes, clock()
+            answer = function(start, context, **asked)
+            spent = clock() - begun
+            how = "most bonus" if asked.get("most_bonus") else "whole" if asked.get("margin_to_beat") is None else "a margin to beat"
+            if asked.get("find_open"):
+                how += ", finding open"
+            found = "a way out" if answer is not None else "no way out"
+            walked = "walked" if context.nodes > nodes else "no table"
+            tally = exits.setdefault(f"{how}: {found}, {walked}", [0, 0, 0.0])
+            tally[0] += 1
+            tally[1] += context.nodes - nodes
+            tally[2] += spent
+            self.telling += clock() - begun - spent
+            return answer
+
+        self._saved.append((turns, "best_exit", function))
+        setattr(turns, "best_exit", timed)  # noqa: B010
+
     def __enter__(self) -> _Timed:
         self.wrap(turns._HandJudge, "canasta_chance", "canasta", canasta_outcome)
         self.wrap(turns._HandJudge, "going_out_chance", "going out", going_out_outcome)
         self.wrap(turns, "_discard_findings", "discards")
+        self.wrap_exits()
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -162,7 +198,7 @@ class _Timed:
 Outcomes = dict[str, list[float]]
 
 
-def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float], dict[str, int], Outcomes]:
+def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float], dict[str, int], Outcomes, Outcomes]:
     seconds = dict.fromkeys(("verify", "replay", "reach", "judging", "freeing"), 0.0)
     counts = {"reach lets through": 0, "could go out": 0}
     turn_count = 0
@@ -192,10 +228,10 @@ def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float],
             seconds["judging"] += judged - replayed
     seconds.update(timed.seconds)
     seconds["judging"] -= timed.telling
-    return turn_count, seconds, counts, timed.outcomes
+    return turn_count, seconds, counts, timed.outcomes, timed.exits
 
 
-def report(turn_count: int, seconds: dict[str, float], counts: dict[str, int], outcomes: Outcomes) -> None:
+def report(turn_count: int, seconds: dict[str, float], counts: dict[str, int], outcomes: Outcomes, exits: Outcomes) -> None:
     verify = seconds["verify"]
     # The reach is paid inside the canasta judge: shown apart, taken out of it.
     rows = [
@@ -222,15 +258,23 @@ def report(turn_count: int, seconds: dict[str, float], counts: dict[str, int], o
     print("| what the judge found | calls | us a call | x verify |\n|---|--:|--:|--:|")
     for name, (calls, spent) in sorted(outcomes.items(), key=lambda item: -item[1][1]):
         print(f"| {name} | {calls:.0f} | {spent / calls * 1e6:.0f} | {spent / verify:.2f}x |")
+    print("\nThe exit searches (inside the going-out judge's time) by what they were asked and found:\n")
+    print("| exit search | calls | tables | us a call | x verify |\n|---|--:|--:|--:|--:|")
+    for name, (calls, tables, spent) in sorted(exits.items(), key=lambda item: -item[1][2]):
+        print(f"| {name} | {calls:.0f} | {tables:.0f} | {spent / calls * 1e6:.0f} | {spent / verify:.2f}x |")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--variant", default="brasil")
     parser.add_argument("--hands", type=int, default=150)
-    parser.add_argument("--middle", type=float, default=0.4, help="share of the hands kept, by ratio (default 0.4)")
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument("--middle", type=float, default=0.4, help="share of the hands kept, by ratio (default 0.4)")
+    chosen.add_argument("--between", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                        help="the hands between these shares of all, by ratio (0.88 0.98: the tail)")
     args = parser.parse_args(argv)
-    hands = middle_hands(hands_of(args.variant, args.hands), args.middle)
+    played = hands_of(args.variant, args.hands)
+    hands = hands_between(played, *args.between) if args.between else middle_hands(played, args.middle)
     report(*measure(hands))
 
 
