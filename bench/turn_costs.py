@@ -22,9 +22,10 @@ Then the canasta and going-out judges' calls by what they found, each with its c
 its time (the reach bound included, as the judge pays it): a turn stopped by the reach, a
 turn searched with nothing open, a chance (outside a run, one that opens a run), and inside
 a run (from its second turn, searched only above the run's stake so far) a turn found open
-but worth no more than that stake. Last, the exit searches the going-out judge asks for,
-by what each was asked (whole, over a margin to beat, finding open) and found, and whether
-it walked any table: their count, tables and time.
+but worth no more than that stake. Last, the exit searches the judges ask for (the going-out
+judge's, and the canasta judge's for the most bonus where a turn went out), by what each
+was asked (whole, over a margin to beat, finding open, the most bonus) and found, and
+whether it walked any table: their count, tables and time.
 
 The cycle collector is paused throughout, as the analysis pauses it. It prints each
 part in microseconds a turn and in multiples of verify, and what every turn pays before
@@ -134,6 +135,7 @@ class _Timed:
         self.outcomes: dict[str, list[float]] = {}  # what was found -> [calls, seconds]
         self.exits: dict[str, list[float]] = {}  # how an exit search was asked, what it found -> [calls, tables, seconds]
         self.telling = 0.0  # seconds spent telling what was found: the bench's, not the analysis's
+        self.telling_in = dict.fromkeys(PARTS, 0.0)  # the part of it each judge's own clock ran through
         self._saved: list[tuple[Any, str, Any]] = []
 
     def wrap(self, owner: Any, name: str, part: str, outcome: Outcome | None = None) -> None:
@@ -177,7 +179,10 @@ class _Timed:
             tally[0] += 1
             tally[1] += context.nodes - nodes
             tally[2] += spent
-            self.telling += clock() - begun - spent
+            telling = clock() - begun - spent
+            self.telling += telling
+            # Inside the clock of the judge that asked: the canasta judge asks for the most bonus.
+            self.telling_in["canasta" if asked.get("most_bonus") else "going out"] += telling
             return answer
 
         self._saved.append((turns, "best_exit", function))
@@ -228,6 +233,8 @@ def measure(hands: Sequence[tuple[Record, int]]) -> tuple[int, dict[str, float],
             seconds["judging"] += judged - replayed
     seconds.update(timed.seconds)
     seconds["judging"] -= timed.telling
+    for part, telling in timed.telling_in.items():
+        seconds[part] -= telling
     return turn_count, seconds, counts, timed.outcomes, timed.exits
 
 
@@ -258,7 +265,7 @@ def report(turn_count: int, seconds: dict[str, float], counts: dict[str, int], o
     print("| what the judge found | calls | us a call | x verify |\n|---|--:|--:|--:|")
     for name, (calls, spent) in sorted(outcomes.items(), key=lambda item: -item[1][1]):
         print(f"| {name} | {calls:.0f} | {spent / calls * 1e6:.0f} | {spent / verify:.2f}x |")
-    print("\nThe exit searches (inside the going-out judge's time) by what they were asked and found:\n")
+    print("\nThe exit searches (inside the judges' time) by what they were asked and found:\n")
     print("| exit search | calls | tables | us a call | x verify |\n|---|--:|--:|--:|--:|")
     for name, (calls, tables, spent) in sorted(exits.items(), key=lambda item: -item[1][2]):
         print(f"| {name} | {calls:.0f} | {tables:.0f} | {spent / calls * 1e6:.0f} | {spent / verify:.2f}x |")
