@@ -83,6 +83,8 @@ def hands_between(hands: list[tuple[Record, int]], low: float, high: float) -> l
         ratios.append((analysis / cpu_best(lambda: verify_hand(record, index), 3), record, index))  # noqa: B023
     ratios.sort(key=lambda entry: entry[0])
     kept = ratios[round(len(ratios) * low):round(len(ratios) * high)]
+    if not kept:
+        raise SystemExit(f"no hand of {len(ratios)} lies between the shares {low} and {high}: ask for more hands")
     print(f"{len(kept)} hands of {len(ratios)}, ratio {kept[0][0]:.1f}x to {kept[-1][0]:.1f}x "
           f"(median of all {statistics.median(r for r, _, _ in ratios):.1f}x)")
     return [(record, index) for _, record, index in kept]
@@ -280,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     chosen.add_argument("--between", type=float, nargs=2, metavar=("LOW", "HIGH"),
                         help="the hands between these shares of all, by ratio (0.88 0.98: the tail)")
     args = parser.parse_args(argv)
+    if args.between and not 0 <= args.between[0] < args.between[1] <= 1:
+        parser.error(f"--between {args.between[0]} {args.between[1]}: LOW and HIGH must be shares, LOW below HIGH")
     played = hands_of(args.variant, args.hands)
     hands = hands_between(played, *args.between) if args.between else middle_hands(played, args.middle)
     report(*measure(hands))
