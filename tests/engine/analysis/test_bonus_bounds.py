@@ -161,7 +161,7 @@ def test_window_lengths_is_the_longest_window_by_its_definition() -> None:
     from buraco.analysis.search import _window_lengths
 
     for bits in range(0, 1 << 14, 7):  # a seventh of all fills, spread over them
-        fill = [False] + [bool(bits >> i & 1) for i in range(14)]
+        fill = bytes([0] + [bits >> i & 1 for i in range(14)])
         for gaps in (0, 1):
             for low, high in [(0, 0), *((a, b) for a in range(1, 15, 3) for b in (a, min(14, a + 4)))]:
                 expected = max(
