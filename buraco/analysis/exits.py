@@ -41,7 +41,17 @@ from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
 from .proposals import LayOff, LayOffTable, MeldTable, NewMeld
-from .search import RUN_PLACE_COUNTS, Exit, MeldState, SearchContext, Start, Walk, margin_of, side_bonus
+from .search import (
+    RUN_PLACE_COUNTS,
+    Exit,
+    MeldState,
+    SearchContext,
+    Start,
+    Walk,
+    card_may_be_held,
+    margin_of,
+    side_bonus,
+)
 
 
 def best_exit(
@@ -824,55 +834,18 @@ class _TablePlays:
 
     def may_hold(self, card: int) -> bool:
         """Could any new meld or lay-off hold ``card``, by the hand's counts alone? (False
-        proves none can; True only that one might.) A wild: yes. A natural card: a new
-        run needs two more places of three consecutive around it, filled by the hand's
-        cards of its suit or, one of them, a wild; a new set, two more cards of its rank
-        (of other suits where a set's suits differ; a wild one of them); a lay-off on a
-        run, the places between the run and the card so filled (the run's own wild may be
-        the one), or inside the run the place its wild holds, where wilds move; a set of
-        its rank, unless it holds its most cards or, where suits differ, this card. Every
-        meld holds at most one wild, and a meld's cards stay in it."""
+        proves none can; True only that one might: see :func:`~.search.card_may_be_held`.)"""
         if IS_WILD_KIND[card]:
             return True
-        hand = self.hand
         suit, rank = SUIT_OF[card], RANK_OF[card]
-        wild = 1 if self.wild_held else 0
         of_suit = self._of_suit[suit]
         if of_suit is None:
-            of_suit = self._of_suit[suit] = [False, *map(bool, RUN_PLACE_COUNTS[suit](hand))]  # by run place 1..14
-        places = (1, 14) if rank == 1 else (rank,)
-        for place in places:
-            for low in range(max(1, place - 2), min(place, 12) + 1):
-                if sum(1 for p in range(low, low + 3) if p != place and not of_suit[p]) <= wild:
-                    return True
-        variant = self.variant
-        distinct = variant.set_suits_distinct
-        if self.with_sets:
-            codes = range((rank - 1) * 4, rank * 4)
-            if (sum(1 for c in codes if hand[c]) if distinct else sum(hand[c] for c in codes)) + wild >= 3:
-                return True
-        set_max = variant.set_max
-        for index in self.sets.get(rank, ()):
-            cards = self.melds[index].shape.cards
-            if (set_max is None or len(cards) < set_max) and not (distinct and card in cards):
-                return True  # a set at its most cards, or holding this very card where suits differ, takes none
-        anywhere, fixed = variant.wild_move == "anywhere", variant.wild_move == "fixed"
-        for index in self.runs[suit]:
-            shape = self.melds[index].shape
-            low, high = shape.low, shape.low + len(shape.cards) - 1
-            allowed = 1 if (wild or shape.wild_index >= 0) else 0
-            wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
-            for place in places:
-                if low <= place <= high:
-                    # Inside the run a natural holds every place but its wild's, which the card
-                    # may take where wilds move (anywhere, one at an end may go further).
-                    if (place == wild_at and not fixed) or (anywhere and shape.wild_index in (0, len(shape.cards) - 1)):
-                        return True
-                    continue
-                between = range(high + 1, place) if place > high else range(place + 1, low)
-                if sum(1 for p in between if not of_suit[p]) <= allowed:
-                    return True
-        return False
+            of_suit = self._of_suit[suit] = [False, *map(bool, RUN_PLACE_COUNTS[suit](self.hand))]  # by run place 1..14
+        melds = self.melds
+        return card_may_be_held(
+            card, self.hand, self.wild_held, of_suit,
+            [melds[i].shape for i in self.runs[suit]], [melds[i].shape for i in self.sets.get(rank, ())], self.variant,
+        )
 
     def new_meld_tables(self, card: int) -> Iterator[dict[int, tuple[NewMeld, ...]]]:
         """The new melds a card could be in, by card, as :meth:`Proposals.melds_with`

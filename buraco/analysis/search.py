@@ -798,8 +798,34 @@ class Walk(CountedTable):
         root = self._root()
         if root._usable is None:
             plays = root._obligation_plays
-            root._usable = bool(plays) if plays is not None else next(obligation_plays(root), None) is not None
+            if plays is not None:
+                root._usable = bool(plays)
+            else:
+                # The count test first: a take whose card no play could hold is refused
+                # without generating the plays (a third of the takes tried in brasil).
+                root._usable = root._obligation_card_may_be_held() and next(obligation_plays(root), None) is not None
         return root._usable
+
+    def _obligation_card_may_be_held(self) -> bool:
+        """:func:`card_may_be_held` for the card the pile's obligation asks to meld."""
+        assert self.obligation is not None
+        card = self.obligation.card
+        if IS_WILD_KIND[card]:
+            return True
+        suit, rank = SUIT_OF[card], RANK_OF[card]
+        anyone, side = self.variant.lay_off_anyone, self.side  # may_extend, read once
+        runs: list[Shape] = []
+        sets: list[Shape] = []
+        for meld in self.melds:
+            if anyone or meld.side == side:
+                shape = meld.shape
+                if shape.is_run:
+                    if shape.suit == suit:
+                        runs.append(shape)
+                elif shape.rank == rank:
+                    sets.append(shape)
+        of_suit = [False, *map(bool, RUN_PLACE_COUNTS[suit](self.hand))]
+        return card_may_be_held(card, self.hand, self._wilds > 0, of_suit, runs, sets, self.variant)
 
     @classmethod
     def at(cls, start: Start, context: SearchContext) -> Walk:
@@ -1075,6 +1101,71 @@ def _other_wild_held(hand: Sequence[int], suit: int) -> bool:
     as its natural 2)?"""
     two = card_of(2, suit)
     return any(hand[w] for w in WILD_CODES if w != two)
+
+
+def card_may_be_held(
+    card: int, hand: Sequence[int], wild_held: bool, of_suit: Sequence[bool], runs: Sequence[Shape], sets: Sequence[Shape],
+    variant: Variant,
+) -> bool:
+    """Could any new meld from ``hand``, or lay-off from it onto the melds ``runs`` (the runs
+    of ``card``'s suit the player may extend) and ``sets`` (the sets of its rank), hold a
+    natural ``card`` (not a 2), by the hand's counts alone? False proves none can; True only
+    that one might. ``wild_held``: the hand holds a wild; ``of_suit``: which run places
+    1..14 of the card's suit the hand holds (place 0 first, never).
+
+    A new run needs two more places of three consecutive around the card, filled by the
+    hand's cards of its suit or, one of them, a wild; a new set, two more cards of its rank
+    (of other suits where a set's suits differ; a wild one of them); a lay-off on a run,
+    the places between the run and the card so filled (the run's own wild may be the one),
+    or inside the run the place its wild holds, where wilds move; a set of its rank, unless
+    it holds its most cards or, where suits differ, this card. Every meld holds at most one
+    wild, and a meld's cards stay in it.
+
+    >>> from buraco.cards import parse_cards
+    >>> from buraco.rules import VARIANTS
+    >>> hand = [0] * 53
+    >>> for code in parse_cards("9h Kh Ks"):
+    ...     hand[code] += 1
+    >>> nine, hearts = parse_cards("9h")[0], [False, *map(bool, RUN_PLACE_COUNTS[2](hand))]
+    >>> card_may_be_held(nine, hand, False, hearts, [], [], VARIANTS["brasil"])  # nothing beside it
+    False
+    >>> from buraco.melds import resolve_meld
+    >>> run = [resolve_meld([CardToken(c) for c in parse_cards("6h 7h 8h")], VARIANTS["brasil"])]
+    >>> card_may_be_held(nine, hand, False, hearts, run, [], VARIANTS["brasil"])  # 6h 7h 8h takes it
+    True
+    """
+    rank = RANK_OF[card]
+    wild = 1 if wild_held else 0
+    places = (1, 14) if rank == 1 else (rank,)
+    for place in places:
+        for low in range(max(1, place - 2), min(place, 12) + 1):
+            if sum(1 for p in range(low, low + 3) if p != place and not of_suit[p]) <= wild:
+                return True
+    distinct = variant.set_suits_distinct
+    if variant.sets:
+        codes = range((rank - 1) * 4, rank * 4)
+        if (sum(1 for c in codes if hand[c]) if distinct else sum(hand[c] for c in codes)) + wild >= 3:
+            return True
+    set_max = variant.set_max
+    for shape in sets:
+        if (set_max is None or len(shape.cards) < set_max) and not (distinct and card in shape.cards):
+            return True  # a set at its most cards, or holding this very card where suits differ, takes none
+    anywhere, fixed = variant.wild_move == "anywhere", variant.wild_move == "fixed"
+    for shape in runs:
+        low, high = shape.low, shape.low + len(shape.cards) - 1
+        allowed = 1 if (wild or shape.wild_index >= 0) else 0
+        wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
+        for place in places:
+            if low <= place <= high:
+                # Inside the run a natural holds every place but its wild's, which the card
+                # may take where wilds move (anywhere, one at an end may go further).
+                if (place == wild_at and not fixed) or (anywhere and shape.wild_index in (0, len(shape.cards) - 1)):
+                    return True
+                continue
+            between = range(high + 1, place) if place > high else range(place + 1, low)
+            if sum(1 for p in between if not of_suit[p]) <= allowed:
+                return True
+    return False
 
 
 def _window_lengths(fill: bytes | bytearray, low: int, high: int, gaps: int) -> int:
@@ -1639,6 +1730,7 @@ def may_use_take(start: Start, context: SearchContext) -> bool:
 
 __all__ = [
     "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "StartTable", "best_canasta_line", "canasta_bound", "canasta_lines_above", "CanastaAnswer",
+    "card_may_be_held",
     "ended_line", "ending_discard",
     "margin_of", "may_use_take", "sets_hold_canastas", "side_bonus",
 ]
