@@ -32,6 +32,7 @@ from ..melds import (
     CLEAN,
     DIRTY,
     IS_WILD_KIND,
+    Shape,
     canasta_bonus,
     canasta_kind,
     founding_of,
@@ -42,7 +43,6 @@ from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
 from .proposals import LayOff, LayOffTable, MeldTable, NewMeld
 from .search import (
-    RUN_PLACE_COUNTS,
     Exit,
     MeldState,
     SearchContext,
@@ -817,34 +817,31 @@ class _TablePlays:
         self.everyone: list[int] = []
         self.runs: list[list[int]] = [[], [], [], []]
         self.sets: dict[int, list[int]] = {}  # by rank, the ranks with a set only
+        self.run_shapes: tuple[list[Shape], ...] = ([], [], [], [])  # their shapes, for may_hold
+        self.set_shapes: dict[int, list[Shape]] = {}
         anyone, side = walk.variant.lay_off_anyone, walk.side  # Walk.may_extend, read once
         for i, m in enumerate(walk.melds):
             if anyone or m.side == side:
                 self.everyone.append(i)
                 if m.shape.is_run:
                     self.runs[m.shape.suit].append(i)
+                    self.run_shapes[m.shape.suit].append(m.shape)
                 else:
                     self.sets.setdefault(m.shape.rank, []).append(i)
+                    self.set_shapes.setdefault(m.shape.rank, []).append(m.shape)
         self._run_tables: list[MeldTable | None] = [None] * 4
         self._set_tables: list[MeldTable | None] = [None] * 14
         self._lay_off_tables: dict[int, LayOffTable] = {}
         self._held_ranks: list[int] | None = None
         self.wild_held = walk._wilds > 0  # the walk keeps its wilds counted as plays go
-        self._of_suit: list[list[bool] | None] = [None] * 4  # which run places of a suit the hand holds, read once asked
 
     def may_hold(self, card: int) -> bool:
         """Could any new meld or lay-off hold ``card``, by the hand's counts alone? (False
         proves none can; True only that one might: see :func:`~.search.card_may_be_held`.)"""
         if IS_WILD_KIND[card]:
             return True
-        suit, rank = SUIT_OF[card], RANK_OF[card]
-        of_suit = self._of_suit[suit]
-        if of_suit is None:
-            of_suit = self._of_suit[suit] = [False, *map(bool, RUN_PLACE_COUNTS[suit](self.hand))]  # by run place 1..14
-        melds = self.melds
         return card_may_be_held(
-            card, self.hand, self.wild_held, of_suit,
-            [melds[i].shape for i in self.runs[suit]], [melds[i].shape for i in self.sets.get(rank, ())], self.variant,
+            card, self.hand, self.wild_held, self.run_shapes[SUIT_OF[card]], self.set_shapes.get(RANK_OF[card], ()), self.variant,
         )
 
     def new_meld_tables(self, card: int) -> Iterator[dict[int, tuple[NewMeld, ...]]]:

@@ -97,6 +97,10 @@ class Budget:
 UNLIMITED: Final = Budget()
 
 
+# The melds a player may lay off on, as card_may_be_held reads them: runs by suit, sets by rank.
+Extendable = tuple[tuple[list[Shape], ...], dict[int, list[Shape]]]
+
+
 class SearchContext:
     """What the searches of one analysis share: the remembered proposals of its rule
     set, bounds and searches (forgotten as each hand is judged, :meth:`forget_hand`), the
@@ -113,6 +117,7 @@ class SearchContext:
         # kept alive by the entry) and side: see side_melds.
         self._side_melds: dict[tuple[int, int], tuple[tuple[MeldState, ...], tuple[SideMeld, ...]]] = {}
         self._new_bounds: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
+        self._extendable: dict[tuple[int, int], tuple[tuple[MeldState, ...], Extendable]] = {}  # see extendable
         self._tables: dict[int, tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]] = {}
         # The melds of the table read last, and what was read of them: the tables of one
         # turn after another mostly hold the very same melds, which then share one reading
@@ -181,6 +186,7 @@ class SearchContext:
         self._tables.clear()
         self._last_read = None
         self._side_melds.clear()
+        self._extendable.clear()
         self._light_melds.clear()
         self._canastas.clear()
         self._kind_bounds.clear()
@@ -205,6 +211,29 @@ class SearchContext:
             sets_grow = sets_hold_canastas(self.variant)
             read = tuple(side_meld(m) for m in melds if m.side == side and (m.shape.is_run or sets_grow))
             found = self._side_melds[key] = (melds, read)
+        return found[1]
+
+    def extendable(self, melds: tuple[MeldState, ...], side: int) -> Extendable:
+        """The shapes of the melds among a table's ``melds`` (:meth:`melds_of`) that the
+        players of ``side`` (0-based) may lay off on: the runs by suit, and the sets by
+        rank (the ranks with a set only). Read once per reading and side: a take's count
+        test (:func:`card_may_be_held`) asks it of every take a turn tries."""
+        anyone = self.variant.lay_off_anyone
+        key = (id(melds), -1 if anyone else side)
+        found = self._extendable.get(key)
+        if found is None or found[0] is not melds:
+            if len(self._extendable) >= 2 * TABLES_REMEMBERED:
+                self._extendable.clear()
+            runs: tuple[list[Shape], ...] = ([], [], [], [])
+            sets: dict[int, list[Shape]] = {}
+            for meld in melds:
+                if anyone or meld.side == side:
+                    shape = meld.shape
+                    if shape.is_run:
+                        runs[shape.suit].append(shape)
+                    else:
+                        sets.setdefault(shape.rank, []).append(shape)
+            found = self._extendable[key] = (melds, (runs, sets))
         return found[1]
 
     def melds_of(self, base: HandState) -> tuple[MeldState, ...]:
@@ -807,25 +836,14 @@ class Walk(CountedTable):
         return root._usable
 
     def _obligation_card_may_be_held(self) -> bool:
-        """:func:`card_may_be_held` for the card the pile's obligation asks to meld."""
+        """:func:`card_may_be_held` for the card the pile's obligation asks to meld (asked
+        of a start's own walk, whose melds are its table's)."""
         assert self.obligation is not None
         card = self.obligation.card
         if IS_WILD_KIND[card]:
             return True
-        suit, rank = SUIT_OF[card], RANK_OF[card]
-        anyone, side = self.variant.lay_off_anyone, self.side  # may_extend, read once
-        runs: list[Shape] = []
-        sets: list[Shape] = []
-        for meld in self.melds:
-            if anyone or meld.side == side:
-                shape = meld.shape
-                if shape.is_run:
-                    if shape.suit == suit:
-                        runs.append(shape)
-                elif shape.rank == rank:
-                    sets.append(shape)
-        of_suit = [False, *map(bool, RUN_PLACE_COUNTS[suit](self.hand))]
-        return card_may_be_held(card, self.hand, self._wilds > 0, of_suit, runs, sets, self.variant)
+        runs, sets = self.context.extendable(self.context.melds_of(self.start.base), self.side)
+        return card_may_be_held(card, self.hand, self._wilds > 0, runs[SUIT_OF[card]], sets.get(RANK_OF[card], ()), self.variant)
 
     @classmethod
     def at(cls, start: Start, context: SearchContext) -> Walk:
@@ -1104,14 +1122,12 @@ def _other_wild_held(hand: Sequence[int], suit: int) -> bool:
 
 
 def card_may_be_held(
-    card: int, hand: Sequence[int], wild_held: bool, of_suit: Sequence[bool], runs: Sequence[Shape], sets: Sequence[Shape],
-    variant: Variant,
+    card: int, hand: Sequence[int], wild_held: bool, runs: Sequence[Shape], sets: Sequence[Shape], variant: Variant,
 ) -> bool:
     """Could any new meld from ``hand``, or lay-off from it onto the melds ``runs`` (the runs
     of ``card``'s suit the player may extend) and ``sets`` (the sets of its rank), hold a
     natural ``card`` (not a 2), by the hand's counts alone? False proves none can; True only
-    that one might. ``wild_held``: the hand holds a wild; ``of_suit``: which run places
-    1..14 of the card's suit the hand holds (place 0 first, never).
+    that one might. ``wild_held``: the hand holds a wild.
 
     A new run needs two more places of three consecutive around the card, filled by the
     hand's cards of its suit or, one of them, a wild; a new set, two more cards of its rank
@@ -1122,25 +1138,34 @@ def card_may_be_held(
     wild, and a meld's cards stay in it.
 
     >>> from buraco.cards import parse_cards
+    >>> from buraco.melds import resolve_meld
     >>> from buraco.rules import VARIANTS
     >>> hand = [0] * 53
-    >>> for code in parse_cards("9h Kh Ks"):
+    >>> for code in parse_cards("9h Jh Ks"):
     ...     hand[code] += 1
-    >>> nine, hearts = parse_cards("9h")[0], [False, *map(bool, RUN_PLACE_COUNTS[2](hand))]
-    >>> card_may_be_held(nine, hand, False, hearts, [], [], VARIANTS["brasil"])  # nothing beside it
+    >>> nine = parse_cards("9h")[0]
+    >>> card_may_be_held(nine, hand, False, [], [], VARIANTS["brasil"])  # no two of 7h..Jh beside it
     False
-    >>> from buraco.melds import resolve_meld
     >>> run = [resolve_meld([CardToken(c) for c in parse_cards("6h 7h 8h")], VARIANTS["brasil"])]
-    >>> card_may_be_held(nine, hand, False, hearts, run, [], VARIANTS["brasil"])  # 6h 7h 8h takes it
+    >>> card_may_be_held(nine, hand, False, run, [], VARIANTS["brasil"])  # 6h 7h 8h takes it
     True
     """
     rank = RANK_OF[card]
-    wild = 1 if wild_held else 0
+    counts = RUN_PLACE_COUNTS[SUIT_OF[card]](hand)  # the hand's cards of the suit at run places 1..14 (index place - 1)
     places = (1, 14) if rank == 1 else (rank,)
     for place in places:
-        for low in range(max(1, place - 2), min(place, 12) + 1):
-            if sum(1 for p in range(low, low + 3) if p != place and not of_suit[p]) <= wild:
+        # The three windows of three places holding it: two of the other places held, or
+        # one and a wild.
+        below = counts[place - 2] if place >= 2 else 0
+        below2 = counts[place - 3] if place >= 3 else 0
+        above = counts[place] if place <= 13 else 0
+        above2 = counts[place + 1] if place <= 12 else 0
+        if wild_held:
+            if below or above or below2 or above2:
                 return True
+        elif (below and (below2 or above)) or (above and above2):
+            return True
+    wild = 1 if wild_held else 0
     distinct = variant.set_suits_distinct
     if variant.sets:
         codes = range((rank - 1) * 4, rank * 4)
@@ -1162,8 +1187,8 @@ def card_may_be_held(
                 if (place == wild_at and not fixed) or (anywhere and shape.wild_index in (0, len(shape.cards) - 1)):
                     return True
                 continue
-            between = range(high + 1, place) if place > high else range(place + 1, low)
-            if sum(1 for p in between if not of_suit[p]) <= allowed:
+            between = counts[high:place - 1] if place > high else counts[place:low - 1]
+            if between.count(0) <= allowed:
                 return True
     return False
 
