@@ -817,32 +817,36 @@ class _TablePlays:
         self.everyone: list[int] = []
         self.runs: list[list[int]] = [[], [], [], []]
         self.sets: dict[int, list[int]] = {}  # by rank, the ranks with a set only
-        self.run_shapes: tuple[list[Shape], ...] = ([], [], [], [])  # their shapes, for may_hold
-        self.set_shapes: dict[int, list[Shape]] = {}
         anyone, side = walk.variant.lay_off_anyone, walk.side  # Walk.may_extend, read once
         for i, m in enumerate(walk.melds):
             if anyone or m.side == side:
                 self.everyone.append(i)
                 if m.shape.is_run:
                     self.runs[m.shape.suit].append(i)
-                    self.run_shapes[m.shape.suit].append(m.shape)
                 else:
                     self.sets.setdefault(m.shape.rank, []).append(i)
-                    self.set_shapes.setdefault(m.shape.rank, []).append(m.shape)
         self._run_tables: list[MeldTable | None] = [None] * 4
         self._set_tables: list[MeldTable | None] = [None] * 14
         self._lay_off_tables: dict[int, LayOffTable] = {}
         self._held_ranks: list[int] | None = None
         self.wild_held = walk._wilds > 0  # the walk keeps its wilds counted as plays go
+        # The shapes of the runs of a suit and the sets of a rank, for may_hold, read once asked.
+        self._run_shapes: list[list[Shape] | None] = [None] * 4
+        self._set_shapes: dict[int, list[Shape]] = {}
 
     def may_hold(self, card: int) -> bool:
         """Could any new meld or lay-off hold ``card``, by the hand's counts alone? (False
         proves none can; True only that one might: see :func:`~.search.card_may_be_held`.)"""
         if IS_WILD_KIND[card]:
             return True
-        return card_may_be_held(
-            card, self.hand, self.wild_held, self.run_shapes[SUIT_OF[card]], self.set_shapes.get(RANK_OF[card], ()), self.variant,
-        )
+        suit, rank = SUIT_OF[card], RANK_OF[card]
+        runs = self._run_shapes[suit]
+        if runs is None:
+            runs = self._run_shapes[suit] = [self.melds[i].shape for i in self.runs[suit]]
+        sets = self._set_shapes.get(rank)
+        if sets is None:
+            sets = self._set_shapes[rank] = [self.melds[i].shape for i in self.sets.get(rank, ())]
+        return card_may_be_held(card, self.hand, self.wild_held, runs, sets, self.variant)
 
     def new_meld_tables(self, card: int) -> Iterator[dict[int, tuple[NewMeld, ...]]]:
         """The new melds a card could be in, by card, as :meth:`Proposals.melds_with`
