@@ -52,7 +52,7 @@ from operator import add, itemgetter
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action, discard_action
-from ..cards import CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
+from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
 from ..errors import IllegalActionError
 from ..melds import (
     ALL_13,
@@ -437,6 +437,26 @@ class Start:
         return state
 
 
+_CHEAPEST_FIRST: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def cheapest_first(variant: Variant) -> tuple[int, ...]:
+    """Every kind of card, the cheapest first (by value, then by code): the order in which
+    a line's ending discard is chosen where the one played is not legal, and a discard
+    that fits nothing is looked for.
+
+    >>> from buraco.rules import VARIANTS
+    >>> from buraco.cards import CARD_TEXT
+    >>> [CARD_TEXT[c] for c in cheapest_first(VARIANTS["brasil"])[:3]]
+    ['2c', '2d', '2h']
+    """
+    values = variant.card_values
+    found = _CHEAPEST_FIRST.get(values)
+    if found is None:
+        found = _CHEAPEST_FIRST[values] = tuple(sorted(range(CARD_KINDS), key=lambda c: (values[c], c)))
+    return found
+
+
 def ending_discard(state: HandState, prefer: int | None) -> Action | None:
     """The discard that ends the turn: the one the player really made when it is still
     legal, else the cheapest legal one."""
@@ -447,13 +467,11 @@ def ending_discard(state: HandState, prefer: int | None) -> Action | None:
     # The card preferred, or else the cheapest held, asked of the engine alone first: the
     # rules refuse a discard for the turn (a pile's card still to meld, the last card),
     # never for the card, so where that one is legal it is the answer.
-    values = state.variant.card_values
-    first = prefer if prefer is not None and hand[prefer] else min(
-        (c for c in range(len(hand)) if hand[c]), key=lambda c: (values[c], c), default=None
-    )
+    first = prefer if prefer is not None and hand[prefer] else next((c for c in cheapest_first(state.variant) if hand[c]), None)
     if first is not None and state.can_discard(seat, CARDS[first]):
         return discard_action(seat, CARDS[first])
     # Only a rule about the card itself would reach here with a legal discard left.
+    values = state.variant.card_values
     options = list(discard_actions(state))
     return min(options, key=lambda a: (values[a.cards[0]], a.cards[0]), default=None)
 
@@ -1755,7 +1773,7 @@ def may_use_take(start: Start, context: SearchContext) -> bool:
 
 __all__ = [
     "Budget", "Exit", "Line", "SearchContext", "SearchCut", "Start", "StartTable", "best_canasta_line", "canasta_bound", "canasta_lines_above", "CanastaAnswer",
-    "card_may_be_held",
+    "card_may_be_held", "cheapest_first",
     "ended_line", "ending_discard",
     "margin_of", "may_use_take", "sets_hold_canastas", "side_bonus",
 ]

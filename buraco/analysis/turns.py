@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from ..actions import DISCARD, DRAW, TAKE, Action, draw_action, take_action
-from ..cards import CARD_KINDS, CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
+from ..cards import CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
 from ..errors import BuracoError
 from ..melds import IS_WILD_KIND, CardToken, Shape, canasta_bonus, resolve_add
 from ..notation import Record
@@ -51,6 +51,7 @@ from .search import (
     Start,
     canasta_bound,
     canasta_lines_above,
+    cheapest_first,
     ended_line,
     margin_of,
     may_use_take,
@@ -888,24 +889,6 @@ def _fits(state: HandState, card: int, seat: int, *, first: bool = False) -> lis
     return fitting
 
 
-_CHEAPEST_FIRST: dict[tuple[int, ...], tuple[int, ...]] = {}
-
-
-def _cheapest_first(variant: Variant) -> tuple[int, ...]:
-    """Every kind of card, the cheapest first (by value, then by code): the order in which
-    a discard that fits nothing is looked for.
-
-    >>> from buraco.rules import VARIANTS
-    >>> [CARD_TEXT[c] for c in _cheapest_first(VARIANTS["brasil"])[:3]]
-    ['2c', '2d', '2h']
-    """
-    values = variant.card_values
-    found = _CHEAPEST_FIRST.get(values)
-    if found is None:
-        found = _CHEAPEST_FIRST[values] = tuple(sorted(range(CARD_KINDS), key=lambda c: (values[c], c)))
-    return found
-
-
 def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds: Thresholds) -> list[Finding]:
     if turn.discard is None or following is None or turn.discard_ply is None:
         return []
@@ -928,7 +911,7 @@ def _discard_findings(index: int, turn: Turn, following: Turn | None, thresholds
     # the discard made was legal, so no pile obligation was pending, and with another card
     # held it was not the last card.
     instead = next(
-        (c for c in _cheapest_first(table.variant) if kept[c] and c != thrown and not _fits(table, c, nxt, first=True)), None
+        (c for c in cheapest_first(table.variant) if kept[c] and c != thrown and not _fits(table, c, nxt, first=True)), None
     )
     if instead is None:
         return []  # no card in hand was safe
