@@ -178,7 +178,7 @@ class _Remembered(NamedTuple):
     side, the melds, how many sides, the rule set, ``most_bonus`` and what it is asked to
     beat; the context's remembered proposals and bounds
     are functions of their keys), plus two things: the margin bound's constant (the score
-    the side and the best other side stand at, ``_ExitSearch.margin_constant``), read once
+    the side and the best other side stand at, ``_ExitSearch.prepare_constants``), read once
     an exit is found, and what the engine makes of each line offered (refused, or the
     margin and bonus it is worth), which alone moves the best found. So a search from a
     table with the same key, the same constant (when it was read) and the same verdict on
@@ -252,6 +252,7 @@ class _ExitSearch:
         self.best: Exit | None = None
         self.cap = 1 << 30  # a bound on any line's canasta bonus, from the search's start (prepare)
         self.prepared = False
+        self.constant = 0  # what the margin bound adds to the bonus, less the card thrown (prepare_constants)
         self.offers: list[tuple[tuple[Action, ...], tuple[int, int] | None]] = []  # for _Remembered
         self.bounds: tuple[int, int] | None = None  # the bounds good_enough last worked out
         self.counted: int | None = None  # the bound from card counts quickly_beaten just worked out
@@ -276,7 +277,9 @@ class _ExitSearch:
         self.prepare_constants()
 
     def prepare_constants(self) -> None:
-        """The scores the margin bound starts from (see :meth:`margin_constant`)."""
+        """What the margin bound adds to the side's canasta bonus less the card thrown
+        (``constant``): the side's score without its bonus, less the best other side's at
+        its lowest. Worked out once a search: every bound and every way out reads it."""
         walk = self.walk
         base, seat = walk.start.base, walk.seat
         variant = walk.variant
@@ -289,13 +292,13 @@ class _ExitSearch:
         scores = scores_if_ended(base, OUT, seat)
         hand_before = sum(values[c] * n for c, n in enumerate(base.hands[seat]) if n)
         hand_after = sum(values[c] * n for c, n in enumerate(walk.start.hand) if n)  # the table the search starts at
-        self.own_constant = scores[walk.side].total + hand_before + hand_after - side_bonus(base, walk.side)
+        own = scores[walk.side].total + hand_before + hand_after - side_bonus(base, walk.side)
         if walk.start.draw is not None and base.dead_unplayed[walk.side] == seat:
             # From before the draw step: the penalty for a dead pile "taken but never played
             # from" (rules.md 3) is in the scores above, and the draw step lifts it.
-            self.own_constant += variant.penalty_dead_unplayed
-        self.others = [s.total for i, s in enumerate(scores) if i != walk.side]
-        self.spoil = 0
+            own += variant.penalty_dead_unplayed
+        others = [s.total for i, s in enumerate(scores) if i != walk.side]
+        spoil = 0
         root_hand = walk.start.hand
         if variant.lay_off_anyone and any(root_hand[w] for w in WILD_CODES):
             drop = max(canasta_bonus(k, variant) for k in (CLEAN, "ace-to-king", "ace-to-ace")) - canasta_bonus(DIRTY, variant)
@@ -303,12 +306,8 @@ class _ExitSearch:
             for other in range(len(base.sides)):
                 if other != walk.side:
                     clean = sum(1 for m in base.melds if m.side == other and m.kind(variant) not in (None, DIRTY))
-                    self.spoil = max(self.spoil, min(wilds, clean) * drop)
-
-    def margin_constant(self) -> int:
-        """What the margin bound adds to the side's canasta bonus less the card thrown: the
-        side's score without its bonus, less the best other side's at its lowest."""
-        return self.own_constant - (max(self.others) - self.spoil if self.others else 0)
+                    spoil = max(spoil, min(wilds, clean) * drop)
+        self.constant = own - (max(others) - spoil if others else 0)
 
     def may_qualify(self) -> bool:
         """:meth:`~.search.CountedTable.may_qualify` at the table the walk stands at."""
@@ -346,7 +345,7 @@ class _ExitSearch:
         return ()
 
     def margin_bound(self, kept: int, bonus: int | None = None) -> int:
-        """A bound on the margin of any exit from here (see ``own_constant``): the side's
+        """A bound on the margin of any exit from here (see :meth:`prepare_constants`): the side's
         bonus at its bound, the cheapest card thrown (none where the last card may be
         melded), the best other side's score with every wild spoiling a canasta of theirs."""
         self.prepare()
@@ -359,8 +358,7 @@ class _ExitSearch:
             thrown = 0
         else:
             thrown = min(map(values.__getitem__, compress(range(CARD_KINDS), walk.hand)))
-        own = self.own_constant + (min(self.cap, walk.bonus_bound()) if bonus is None else bonus) - thrown
-        return own - (max(self.others) - self.spoil if self.others else 0)
+        return self.constant + (min(self.cap, walk.bonus_bound()) if bonus is None else bonus) - thrown
 
     def key(self, kept: int) -> tuple[object, ...]:
         """The table as a transposition key, the melds no card left in hand can change told
@@ -534,14 +532,14 @@ class _ExitSearch:
 
     def remembered(self) -> _Remembered:
         """This search, finished, as :func:`best_exit` remembers it."""
-        return _Remembered(self.margin_constant() if self.prepared else None, tuple(self.offers), self.best_offer)
+        return _Remembered(self.constant if self.prepared else None, tuple(self.offers), self.best_offer)
 
     def recall(self, remembered: _Remembered) -> tuple[Exit | None] | None:
         """The answer of a search from this table when it would go as ``remembered`` went
         (see :class:`_Remembered`), in a 1-tuple; None when it might not (then search)."""
         if remembered.constant is not None:
             self.prepare_constants()
-            if self.margin_constant() != remembered.constant:
+            if self.constant != remembered.constant:
                 return None
         found: Exit | None = None
         for number, (line, verdict) in enumerate(remembered.offers):
@@ -668,7 +666,7 @@ class _ExitSearch:
             if self.margin_to_beat is not None and (self.best is not None or not self.find_open):
                 target = max(target, self.margin_to_beat)
             bonus = min(self.cap, bounds[1] if bounds is not None else walk.bonus_bound())
-            limit = self.own_constant + bonus - (max(self.others) - self.spoil if self.others else 0) - target
+            limit = self.constant + bonus - target
             only = [card for card in held if values[card] < limit]
             if len(only) <= CHEAP_MAX:
                 return only, False
