@@ -488,7 +488,10 @@ class HandState:
         if self.dead_unplayed[side] == seat:
             self.dead_unplayed[side] = 0
 
-    def verify_take(self, seat: int, count: int = 0) -> None:
+    def verify_take(self, seat: int, count: int = 0, *, use: bool = True) -> None:
+        """Raise if ``seat`` may not take ``count`` cards of the pile (0: all of it). With
+        ``use`` False, whether a legal play could meld the card the take must use is not
+        asked (see :meth:`take_for_turn`)."""
         self._expect(seat, (DRAW_STEP,), "take the pile")
         pile = self.discard_pile
         if not pile:
@@ -498,6 +501,8 @@ class HandState:
             raise IllegalActionError(f"in {self.variant.id} the whole pile is taken: write 'take' without a number")
         if count > len(pile):
             raise IllegalActionError(f"p{seat} cannot take {count} cards: the pile holds {len(pile)}")
+        if not use:
+            return
         if pickup == "use-top":
             top = pile[-1]
             if not self._pile_card_usable(seat, len(pile)):
@@ -519,6 +524,25 @@ class HandState:
 
     def take(self, seat: int, count: int = 0) -> Took:
         self.verify_take(seat, count)
+        return self._take(seat, count)
+
+    def take_for_turn(self, seat: int, count: int = 0) -> Took:
+        """:meth:`take` for a caller that plays the rest of the turn to its end at once
+        (the analysis replaying a line it found). Whether some legal play could meld the
+        card the take must use (rules.md 4), a take's dearest check, is not asked here:
+        the turn's ending action is refused where no play used that card, and a play
+        using it proves one could (merged with the turn's earlier plays onto its meld, it
+        is one play from the hand just after the take). Every other check is made.
+
+        >>> from buraco.selfplay import play_match
+        >>> from buraco.replay import deal_hand
+        >>> state = deal_hand(play_match("brasil", players=2, hands=1, seed=1), 0)
+        >>> state.take_for_turn(1)
+        Traceback (most recent call last):
+        ...
+        buraco.errors.IllegalActionError: p1 cannot take: the discard pile is empty
+        """
+        self.verify_take(seat, count, use=False)
         return self._take(seat, count)
 
     def _take(self, seat: int, count: int) -> Took:

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from operator import add, itemgetter
 from typing import Final, NamedTuple, cast
 
-from ..actions import Action, discard_action
+from ..actions import TAKE, Action, discard_action
 from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
 from ..errors import IllegalActionError
 from ..melds import (
@@ -416,13 +416,19 @@ class Start:
 
     def replay(self, line: Sequence[Action]) -> HandState | None:
         """The table after the draw step and ``line``, each action judged by the engine;
-        None if it refuses one. (The draw step is judged once, its table kept.)"""
+        None if it refuses one. (The draw step is judged once, its table kept.) Every
+        caller ends the turn with the line (a discard, or going out), so a take is judged
+        by :meth:`~buraco.state.HandState.take_for_turn`: the line's end proves the
+        taken card used (brasil's middle hands: -1.6% instructions)."""
         after: HandState | None | bool = self.__dict__.get("_after_draw", False)
         if after is False:
             after = self.base.copy(log=False)
+            draw = self.draw
             try:
-                if self.draw is not None:
-                    after.apply(self.draw)
+                if draw is not None and draw.verb == TAKE:
+                    after.take_for_turn(draw.seat, draw.depth)
+                elif draw is not None:
+                    after.apply(draw)
             except IllegalActionError:
                 after = None
             object.__setattr__(self, "_after_draw", after)

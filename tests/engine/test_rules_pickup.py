@@ -311,6 +311,26 @@ def test_dig_take_n_needs_the_nth_card_melded() -> None:
     play(state, "p1 meld Jh Qh Kh", "p1 discard 5d")
 
 
+def test_take_for_turn_leaves_the_reached_cards_use_to_the_turns_end() -> None:
+    """The analysis replays a take and the line after it at once: the take does not ask
+    whether the reached card could be melded, and the turn's end refuses it where no
+    play melded it. Every other check of a take stays."""
+    state = brasil_pile("9h", "Qh", "5d", p1="Jh Kh")
+    with pytest.raises(IllegalActionError, match="cannot reach down to 9h"):
+        act(state, "p1 take 3")
+    state.take_for_turn(1, 3)
+    assert "9h" in hand(state, 1) and not state.discard_pile
+    with pytest.raises(IllegalActionError, match="must meld 9h"):
+        act(state, "p1 discard 5d")
+    state = brasil_pile("9h", "Qh", "5d", p1="Jh Kh")
+    with pytest.raises(IllegalActionError, match="pile holds 3"):
+        state.take_for_turn(1, 4)
+    with pytest.raises(IllegalActionError):
+        state.take_for_turn(2, 1)  # not p2's turn
+    state.take_for_turn(1, 2)
+    play(state, "p1 meld Jh Qh Kh", "p1 discard 5d")
+
+
 def test_dig_cannot_take_more_cards_than_the_pile_holds() -> None:
     state = brasil_pile("9h", "Qh")
     with pytest.raises(IllegalActionError, match="pile holds 2"):
