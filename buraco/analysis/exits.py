@@ -399,7 +399,7 @@ class _ExitSearch:
             found = entry[1].get(held)
             if found is None:
                 kind = canasta_kind(shape, variant, meld.founding)
-                counts = self.counts_for_going_out(meld, kind)
+                counts = self.walk.counts_for_going_out(meld, kind)
                 if held is not None and shape.wild_index < 0:
                     after = self.lone_wild_kinds(meld, held)
                     if any(after):
@@ -440,14 +440,6 @@ class _ExitSearch:
                 for w, has in zip(WILD_CODES, held)
             )
         return found
-
-    def counts_for_going_out(self, meld: MeldState, kind: str | None) -> bool:
-        """Is ``meld`` a canasta the player may go out on (their side's; in brasil their own)?"""
-        walk = self.walk
-        variant = walk.variant
-        if meld.side != walk.side or (variant.lay_off_anyone and meld.owner != walk.seat) or kind is None:
-            return False
-        return kind != DIRTY or not variant.out_needs_clean
 
     def quickly_beaten(self, kept: int, known: tuple[int, int] | None = None) -> bool:
         """:meth:`good_enough` by its cheaper bounds only (the bound from the search's

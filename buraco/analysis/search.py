@@ -922,6 +922,30 @@ class Walk(CountedTable):
     def may_extend(self, meld: MeldState) -> bool:
         return self.variant.lay_off_anyone or meld.side == self.side
 
+    def counts_for_going_out(self, meld: MeldState, kind: str | None) -> bool:
+        """Is ``meld``, a canasta of ``kind`` (None: none), one the player may go out on
+        (their side's; in brasil their own; clean where the rule set asks)? As
+        :meth:`~buraco.state.HandState.may_go_out` reads a table meld."""
+        variant = self.variant
+        if meld.side != self.side or (variant.lay_off_anyone and meld.owner != self.seat) or kind is None:
+            return False
+        return kind != DIRTY or not variant.out_needs_clean
+
+    def may_empty_hand(self, direct: bool) -> bool:
+        """May the hand be emptied at this table: ``direct``ly, by the play laying its last
+        card, else by discarding it? Only by going out (by a play only where the rule set
+        goes out by melding) or by picking up a dead pile, as the engine rules
+        (:meth:`~buraco.state.HandState.may_go_out`): the lines of a turn take no dead
+        pile, so the start's table tells which the side may still take."""
+        base, variant = self.start.base, self.variant
+        if base.may_pick_dead(self.side, direct):
+            return True
+        if direct and not variant.out_by_meld:
+            return False
+        if variant.out_needs_dead and not base.dead_taken[self.side] and base.dead:
+            return False
+        return any(self.counts_for_going_out(m, canasta_kind(m.shape, variant, m.founding)) for m in self.melds)
+
     def key(self, *extra: object) -> tuple[object, ...]:
         """The table as a transposition key: the melds laid this turn sorted, so that the
         same melds laid in another order are one table."""
@@ -1645,8 +1669,15 @@ class _CanastaSearch:
         return best is None or walk.bonus > best.bonus or (walk.bonus == best.bonus and len(walk.line) < len(best.actions))
 
     def end_here(self) -> None:
-        """Offer the line so far, ended by the discard: replayed by the engine."""
+        """Offer the line so far, ended by the discard: replayed by the engine, unless it
+        leaves the hand empty, or one card to discard, where the hand may not be emptied
+        then: the engine refuses such a line (brasil's middle hands: 281 of 615 lines
+        offered, most made a dirty canasta and kept one card, where going out needs a
+        clean one)."""
         walk = self.walk
+        if walk.size <= 1 and not walk.may_empty_hand(direct=walk.size == 0):
+            self.offers.append((tuple(walk.line), None))  # as the engine would judge it
+            return
         ended = ended_line(walk.start, walk.line, self.prefer)
         self.offers.append((tuple(walk.line), None if ended is None else (ended.actions, ended.bonus)))
         if ended is None:
