@@ -562,9 +562,11 @@ class _ExitSearch:
         if self.quickly_beaten(kept, known):
             return
         key = self.key(kept)
-        if key in walk.seen:
+        seen = walk.seen
+        before = len(seen)
+        seen.add(key)  # one hash of the key, not two (a table's key holds every meld)
+        if len(seen) == before:
             return
-        walk.seen.add(key)
         if self.split_beaten(kept):
             return
         bounds = self.bounds if parent is False else parent

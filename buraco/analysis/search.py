@@ -1592,9 +1592,11 @@ class _CanastaSearch:
         walk = self.walk
         walk.tick()
         key = walk.key()
-        if key in walk.seen:
+        seen = walk.seen
+        before = len(seen)
+        seen.add(key)  # one hash of the key, not two (a table's key holds every meld)
+        if len(seen) == before:
             return
-        walk.seen.add(key)
         if self.cap_due is not None and walk.nodes >= self.cap_due:
             self.cap_due = None
             self.cap = min(self.cap, walk.root_bound())
