@@ -416,26 +416,18 @@ class Start:
 
     def replay(self, line: Sequence[Action]) -> HandState | None:
         """The table after the draw step and ``line``, each action judged by the engine;
-        None if it refuses one. (The draw step is judged once, its table kept.) Every
-        caller ends the turn with the line (a discard, or going out), so a take is judged
-        by :meth:`~buraco.state.HandState.take_for_turn`: the line's end proves the
-        taken card used (brasil's middle hands: -1.6% instructions)."""
-        after: HandState | None | bool = self.__dict__.get("_after_draw", False)
-        if after is False:
-            after = self.base.copy(log=False)
-            draw = self.draw
-            try:
-                if draw is not None and draw.verb == TAKE:
-                    after.take_for_turn(draw.seat, draw.depth)
-                elif draw is not None:
-                    after.apply(draw)
-            except IllegalActionError:
-                after = None
-            object.__setattr__(self, "_after_draw", after)
-        if not isinstance(after, HandState):
-            return None
-        state = after.copy(log=False)
+        None if it refuses one. Every caller ends the turn with the line (a discard, or
+        going out), so a take is judged by :meth:`~buraco.state.HandState.take_for_turn`:
+        the line's end proves the taken card used (brasil's middle hands: -1.6%
+        instructions). The draw step is played again for each line, on the one copy of
+        the table the line is played on: most starts replay one line."""
+        state = self.base.copy(log=False)
+        draw = self.draw
         try:
+            if draw is not None and draw.verb == TAKE:
+                state.take_for_turn(draw.seat, draw.depth)
+            elif draw is not None:
+                state.apply(draw)
             for action in line:
                 state.apply(action)
         except IllegalActionError:
