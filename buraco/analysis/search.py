@@ -418,7 +418,7 @@ class Start:
         """The table after the draw step and ``line``, each action judged by the engine;
         None if it refuses one. Every caller ends the turn with the line (a discard, or
         going out), so a take is judged by :meth:`~buraco.state.HandState.take_for_turn`:
-        the line's end proves the taken card used (brasil's middle hands: -1.6%
+        the line's end proves the taken card used (brasil's middle hands: -1.5%
         instructions). The draw step is played again for each line, on the one copy of
         the table the line is played on: most starts replay one line."""
         state = self.base.copy(log=False)
