@@ -889,8 +889,19 @@ def canasta_bonus(kind: str | None, variant: Variant) -> int:
     return variant.bonus_clean
 
 
+def opens_going_out(kind: str | None, variant: Variant) -> bool:
+    """May a side go out on a canasta of ``kind`` (None: the meld is none)? Any canasta, or
+    a clean one where the rule set asks (rules.md 2; whose canasta counts is the caller's).
+
+    >>> from buraco.rules import VARIANTS
+    >>> opens_going_out(DIRTY, VARIANTS["brasil"]), opens_going_out(DIRTY, VARIANTS["burraco"])
+    (False, True)
+    """
+    return kind is not None and (kind != DIRTY or not variant.out_needs_clean)
+
+
 __all__ = [
     "ACE_TO_ACE", "ACE_TO_KING", "AddResult", "CANASTA_KINDS", "CLEAN", "CardToken", "DIRTY", "END_HIGH",
     "END_LOW", "END_NONE", "IS_WILD_KIND", "NO_PLACE", "Shape", "SUIT_LETTERS", "canasta_bonus", "canasta_kind",
-    "WildMove", "laid_in_order", "layout_tokens", "founding_of", "meld_layouts", "moved_founding", "resolve_add", "resolve_meld", "wild_moves",
+    "WildMove", "laid_in_order", "layout_tokens", "founding_of", "meld_layouts", "moved_founding", "opens_going_out", "resolve_add", "resolve_meld", "wild_moves",
 ]

@@ -29,6 +29,7 @@ from .melds import (
     founding_of,
     laid_in_order,
     moved_founding,
+    opens_going_out,
     plain_run_add,
     resolve_add,
     resolve_meld,
@@ -741,18 +742,22 @@ class HandState:
         """
         variant = self.variant
         side = self.side_of[seat]
-        if variant.out_needs_dead and not self.dead_taken[side] and self.dead:
+        if self.dead_bars_going_out(side):
             return False
         for meld in self.melds:
             if meld.side != side or (variant.lay_off_anyone and meld.owner != seat):
                 continue
             kind = canasta_kind(shape, variant, meld.founding) if meld is target and shape is not None else meld.kind(variant)
-            if kind is not None and (kind != "dirty" or not variant.out_needs_clean):
+            if opens_going_out(kind, variant):
                 return True
         if shape is not None and target is None:
-            kind = canasta_kind(shape, variant, _all_positions(shape))
-            return kind is not None and (kind != "dirty" or not variant.out_needs_clean)
+            return opens_going_out(canasta_kind(shape, variant, _all_positions(shape)), variant)
         return False
+
+    def dead_bars_going_out(self, side: int) -> bool:
+        """Does the rule set ask a side to have taken a dead pile before it goes out
+        (``out_needs_dead``), with a dead pile left and none taken by ``side``?"""
+        return self.variant.out_needs_dead and not self.dead_taken[side] and bool(self.dead)
 
     def may_pick_dead(self, side: int, direct: bool) -> bool:
         """May ``side`` still pick up a dead pile on emptying the hand: ``direct`` by the
@@ -772,7 +777,7 @@ class HandState:
     def _why_no_empty(self, seat: int, shape: Shape | None, target: TableMeld | None, direct: bool) -> str:
         variant = self.variant
         side = self.side_of[seat]
-        if variant.out_needs_dead and not self.dead_taken[side] and self.dead:
+        if self.dead_bars_going_out(side):
             return f"in {variant.id} the dead pile cannot be picked up by melding the last card"
         need = "a clean canasta" if variant.out_needs_clean else "a canasta"
         whose = "their own" if variant.lay_off_anyone else f"p{seat}'s side"

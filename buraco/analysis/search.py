@@ -66,6 +66,7 @@ from ..melds import (
     canasta_kind,
     founding_of,
     moved_founding,
+    opens_going_out,
 )
 from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
@@ -710,7 +711,7 @@ class CountedTable:
             if meld.side != self.side or (variant.lay_off_anyone and meld.owner != self.seat):
                 continue
             kind = canasta_kind(meld.shape, variant, meld.founding)
-            if kind is not None and (kind != DIRTY or not variant.out_needs_clean):
+            if kind is not None and (kind != DIRTY or not variant.out_needs_clean):  # opens_going_out, inlined: asked every turn
                 return True
             if self.could_grow_to_canasta(meld, *counts) and self.kind_bound(meld) >= need:
                 return True
@@ -919,9 +920,9 @@ class Walk(CountedTable):
         (their side's; in brasil their own; clean where the rule set asks)? As
         :meth:`~buraco.state.HandState.may_go_out` reads a table meld."""
         variant = self.variant
-        if meld.side != self.side or (variant.lay_off_anyone and meld.owner != self.seat) or kind is None:
+        if meld.side != self.side or (variant.lay_off_anyone and meld.owner != self.seat):
             return False
-        return kind != DIRTY or not variant.out_needs_clean
+        return opens_going_out(kind, variant)
 
     def may_empty_hand(self, direct: bool) -> bool:
         """May the hand be emptied at this table: ``direct``ly, by the play laying its last
@@ -932,9 +933,7 @@ class Walk(CountedTable):
         base, variant = self.start.base, self.variant
         if base.may_pick_dead(self.side, direct):
             return True
-        if direct and not variant.out_by_meld:
-            return False
-        if variant.out_needs_dead and not base.dead_taken[self.side] and base.dead:
+        if (direct and not variant.out_by_meld) or base.dead_bars_going_out(self.side):
             return False
         return any(self.counts_for_going_out(m, canasta_kind(m.shape, variant, m.founding)) for m in self.melds)
 
