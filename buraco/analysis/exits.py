@@ -233,6 +233,11 @@ def exit_bound(start: Start, context: SearchContext) -> int:
     return search.margin_bound(-1)
 
 
+# What the key of an exit search's table reads of a meld no card left in hand can change
+# (_ExitSearch.closed_worth).
+_ClosedWorth = tuple[bool, "tuple[object, ...] | None", str, int, bool, int, MeldState]
+
+
 class _ExitSearch:
     def __init__(
         self, walk: Walk, most_bonus: bool, bonus_to_beat: int = -1, margin_to_beat: int | None = None, find_open: bool = False,
@@ -259,7 +264,7 @@ class _ExitSearch:
         self.best_offer = -1
         self.hungry = [0, 0]  # tables hungry_beaten was asked of, and left
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
-        self._closed: dict[int, tuple[MeldState, dict[tuple[bool, ...] | None, tuple[bool, tuple[object, ...] | None, str, int, bool]]]] = {}
+        self._closed: dict[tuple[bool, ...] | None, dict[int, _ClosedWorth]] = {}  # see key
         # The plays of the table the search starts at, as two_dead_cards read them there
         # (on the start's own walk, never played on): every visit before the line's first
         # play stands at that table (a card kept back for the discard changes no play),
@@ -370,7 +375,6 @@ class _ExitSearch:
         player's own may count for going out). Tables alike in that are worth alike from
         here, whichever way their melds were laid."""
         walk = self.walk
-        variant = walk.variant
         suits, ranks, wilds = walk.counts()
         if kept >= 0:
             if kept == JOKER_CODE or RANK_OF[kept] == 2:
@@ -384,37 +388,44 @@ class _ExitSearch:
         qualified = False
         hand = walk.hand
         held = tuple([hand[w] > 0 for w in WILD_CODES]) if wilds else None
-        closed_of = self._closed
+        # What a meld no card in hand can change is worth: a function of the meld and of
+        # the wild kinds held (when any wild is), remembered by the wilds held and then by
+        # the meld's id (the entry keeps the meld alive, so its id is not reused).
+        worths = self._closed.get(held)
+        if worths is None:
+            worths = self._closed[held] = {}
         for meld in walk.melds:
             shape = meld.shape
             if suits[shape.suit] if shape.is_run else ranks[shape.rank]:
                 relevant.append(meld)  # its place's number, side and owner, and its shape and founding
                 continue
-            # What a meld no card in hand can change is worth: a function of the meld and
-            # of the wild kinds held (when any wild is), remembered by the meld object (kept
-            # alive by the entry, so its id is not reused) and the wilds held.
-            entry = closed_of.get(id(meld))
-            if entry is None or entry[0] is not meld:
-                entry = closed_of[id(meld)] = (meld, {})
-            found = entry[1].get(held)
+            found = worths.get(id(meld))
             if found is None:
-                kind = canasta_kind(shape, variant, meld.founding)
-                counts = self.walk.counts_for_going_out(meld, kind)
-                if held is not None and shape.wild_index < 0:
-                    after = self.lone_wild_kinds(meld, held)
-                    if any(after):
-                        worth = (meld.side, meld.owner, kind or "", counts, after)
-                        found = (True, worth, repr(worth), 0, False)
-                if found is None:
-                    found = (False, None, "", canasta_bonus(kind, variant), counts)
-                entry[1][held] = found
+                found = worths[id(meld)] = self.closed_worth(meld, held)
             if found[0]:
                 lone.append((found[2], found[1]))  # type: ignore[arg-type]
                 continue
-            closed[meld.side] += found[3]
+            closed[found[5]] += found[3]
             qualified = qualified or found[4]
         lone.sort(key=lambda pair: pair[0])  # by repr, as sorted(..., key=repr)
         return (tuple(hand), kept, walk.met, tuple(relevant), tuple(w for _, w in lone), tuple(closed), qualified)
+
+    def closed_worth(self, meld: MeldState, held: tuple[bool, ...] | None) -> _ClosedWorth:
+        """What :meth:`key` reads of a meld no card left in hand can change, with the wild
+        kinds ``held`` (None: none): whether a lone wild could still change it, and then
+        what it is worth and that as text (to sort by); else its canasta bonus and whether
+        going out may count on it; its side; the meld itself (kept alive with its id)."""
+        walk = self.walk
+        variant = walk.variant
+        shape = meld.shape
+        kind = canasta_kind(shape, variant, meld.founding)
+        counts = walk.counts_for_going_out(meld, kind)
+        if held is not None and shape.wild_index < 0:
+            after = self.lone_wild_kinds(meld, held)
+            if any(after):
+                worth = (meld.side, meld.owner, kind or "", counts, after)
+                return (True, worth, repr(worth), 0, False, meld.side, meld)
+        return (False, None, "", canasta_bonus(kind, variant), counts, meld.side, meld)
 
     def run(self) -> None:
         self.visit(-1)
