@@ -707,15 +707,29 @@ class CountedTable:
         variant = self.variant
         need = canasta_bonus(CLEAN, variant) if variant.out_needs_clean else canasta_bonus(DIRTY, variant)
         counts = (self._suits, self._ranks, self._wilds)  # read, not changed
-        for meld in self.melds:
-            if meld.side != self.side or (variant.lay_off_anyone and meld.owner != self.seat):
-                continue
-            kind = canasta_kind(meld.shape, variant, meld.founding)
-            if kind is not None and (kind != DIRTY or not variant.out_needs_clean):  # opens_going_out, inlined: asked every turn
-                return True
-            if self.could_grow_to_canasta(meld, *counts) and self.kind_bound(meld) >= need:
+        melds = self.melds
+        # The meld that answered last is asked first: a search asks table after table, and
+        # mostly the same meld answers (the answer is whether any meld does).
+        first = self._qualified_by
+        if first < len(melds) and self._qualifies(melds[first], need, counts):
+            return True
+        for place, meld in enumerate(melds):
+            if place != first and self._qualifies(meld, need, counts):
+                self._qualified_by = place
                 return True
         return self.new_bound(counts, single=True) >= need
+
+    _qualified_by = 0  # may_qualify: the place of the meld that answered last
+
+    def _qualifies(self, meld: MeldState, need: int, counts: tuple[list[int], list[int], int]) -> bool:
+        """May the player go out on ``meld`` now, or could it hold a canasta worth ``need``?"""
+        variant = self.variant
+        if meld.side != self.side or (variant.lay_off_anyone and meld.owner != self.seat):
+            return False
+        kind = canasta_kind(meld.shape, variant, meld.founding)
+        if kind is not None and (kind != DIRTY or not variant.out_needs_clean):  # opens_going_out, inlined: asked every turn
+            return True
+        return self.could_grow_to_canasta(meld, *counts) and self.kind_bound(meld) >= need
 
 
 class StartTable(CountedTable):
