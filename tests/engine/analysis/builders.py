@@ -7,11 +7,12 @@ never ask the analysis how it reached a finding.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from buraco.actions import DEAD, DISCARD, DRAW, TAKE, parse_action
 from buraco.analysis import DANGEROUS_DISCARD, Finding, analyze
-from buraco.analysis.search import side_bonus
+from buraco.analysis.search import SearchContext, side_bonus
+from buraco.analysis.turns import turn_findings
 from buraco.analysis.witness import before_witness, replay_witness, witness_start
 from buraco.cards import CARD_TEXT, Card
 from buraco.errors import BuracoError
@@ -40,6 +41,15 @@ def play_steps(variant_id: str, seed: int) -> list[HandState]:
         if action.verb in ("draw", "take") and not state.is_over:
             tables.append(state.copy(log=False))
     return tables
+
+
+def search_self_play(variant_id: str, seeds: Iterable[int]) -> None:
+    """Run the turn searches of every hand of a two-hand self-play match (2 players) per
+    seed, for a test that watches them through a method it patches."""
+    for seed in seeds:
+        record = play_match(variant_id, players=2, hands=2, seed=seed)
+        for index in range(len(record.hands)):
+            turn_findings(record, index, [], SearchContext(record.rules))
 
 
 def found(record: Record, kind: str) -> list[Finding]:

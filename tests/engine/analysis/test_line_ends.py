@@ -9,10 +9,10 @@ from collections import Counter
 
 import pytest
 
-from buraco.analysis.search import SearchContext, _CanastaSearch, ended_line
-from buraco.analysis.turns import turn_findings
+from buraco.analysis.search import _CanastaSearch, ended_line
 from buraco.rules import VARIANTS
-from buraco.selfplay import play_match
+
+from .builders import search_self_play
 
 # Where the two seeds' hands below offer lines the test refuses, and lines it lets through
 # to the engine, which accepts them.
@@ -35,10 +35,7 @@ def test_a_line_refused_before_its_replay_is_one_the_engine_refuses(variant: str
         original(search)
 
     monkeypatch.setattr(_CanastaSearch, "end_here", end_here)
-    for seed in (11, 12):
-        record = play_match(variant, players=2, hands=2, seed=seed)
-        for index in range(len(record.hands)):
-            turn_findings(record, index, [], SearchContext(record.rules))
+    search_self_play(variant, (11, 12))
     if variant in REFUSES:
         assert verdicts[False, False]
     if variant in LETS_THROUGH:

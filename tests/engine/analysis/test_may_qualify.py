@@ -9,11 +9,11 @@ from collections import Counter
 
 import pytest
 
-from buraco.analysis.search import SearchContext, Walk
-from buraco.analysis.turns import turn_findings
+from buraco.analysis.search import Walk
 from buraco.melds import CLEAN, DIRTY, canasta_bonus
 from buraco.rules import VARIANTS
-from buraco.selfplay import play_match
+
+from .builders import search_self_play
 
 
 def _any_meld_qualifies(walk: Walk) -> bool:
@@ -37,8 +37,5 @@ def test_the_meld_asked_first_does_not_change_the_answer(variant: str, monkeypat
         return answer
 
     monkeypatch.setattr(Walk, "may_qualify", may_qualify)
-    for seed in (3, 4):
-        record = play_match(variant, players=2, hands=2, seed=seed)
-        for index in range(len(record.hands)):
-            turn_findings(record, index, [], SearchContext(record.rules))
+    search_self_play(variant, (3, 4))
     assert answers[True, True], f"no table of {variant} was answered by the meld that answered last"

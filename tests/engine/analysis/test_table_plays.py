@@ -12,12 +12,12 @@ from itertools import compress
 import pytest
 
 from buraco.analysis.exits import _TablePlays
-from buraco.analysis.search import SearchContext, Walk
-from buraco.analysis.turns import turn_findings
+from buraco.analysis.search import Walk
 from buraco.cards import CARD_KINDS
 from buraco.melds import IS_WILD_KIND
 from buraco.rules import VARIANTS
-from buraco.selfplay import play_match
+
+from .builders import search_self_play
 
 
 def _reading(plays: _TablePlays, hand: Sequence[int]) -> list[object]:
@@ -47,9 +47,6 @@ def test_the_plays_handed_on_after_a_play_are_the_tables_own(variant: str, monke
         return handed
 
     monkeypatch.setattr(_TablePlays, "after", after)
-    for seed in (3, 4, 5, 6):
-        record = play_match(variant, players=2, hands=2, seed=seed)
-        for index in range(len(record.hands)):
-            turn_findings(record, index, [], SearchContext(record.rules))
+    search_self_play(variant, (3, 4, 5, 6))
     assert seen["compared"], f"no exit search of {variant} walked past a play"
     assert seen["kept tables"], f"no table of plays was handed on in {variant}"
