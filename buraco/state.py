@@ -323,18 +323,23 @@ class HandState:
         whose past nobody reads (the analysis' searches), copied without it.
         """
         other = object.__new__(HandState)
-        other.__dict__.update(self.__dict__)
-        other.hands = [list(h) for h in self.hands]
-        other.hand_sizes = list(self.hand_sizes)
-        other.dead = list(self.dead)  # shared piles: taken whole, never changed
-        other.discard_pile = list(self.discard_pile)
-        other.stock = list(self.stock)
-        other.seen = list(self.seen)
-        other.dead_taken = list(self.dead_taken)
-        other.dead_unplayed = list(self.dead_unplayed)
-        other.melds = list(self.melds)  # shared: a lay-off replaces a meld, never changes it
-        other.melded_points = list(self.melded_points)
-        other.operations = list(self.operations) if log else []
+        # One copy of the attributes, the lists then replaced, set as the copy's own: 2.3 us
+        # against 2.8 us for filling a new instance's attributes one by one. The analysis
+        # copies a table for every turn it replays and every line it has the engine judge
+        # (brasil's middle hands: -0.9% instructions).
+        fields = self.__dict__.copy()
+        fields["hands"] = list(map(list, self.hands))
+        fields["hand_sizes"] = self.hand_sizes[:]
+        fields["dead"] = self.dead[:]  # shared piles: taken whole, never changed
+        fields["discard_pile"] = self.discard_pile[:]
+        fields["stock"] = self.stock[:]
+        fields["seen"] = self.seen[:]
+        fields["dead_taken"] = self.dead_taken[:]
+        fields["dead_unplayed"] = self.dead_unplayed[:]
+        fields["melds"] = self.melds[:]  # shared: a lay-off replaces a meld, never changes it
+        fields["melded_points"] = self.melded_points[:]
+        fields["operations"] = self.operations[:] if log else []
+        other.__dict__ = fields
         return other
 
     @classmethod
