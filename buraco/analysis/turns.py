@@ -175,9 +175,9 @@ def played_turns(record: Record, index: int, context: SearchContext | None = Non
         if action.verb == DISCARD:
             current.discard = action.cards[0]
             current.discard_ply = ply
-        if state.is_over and state.ended_by == OUT and state.out_by == seat:
-            current.went_out = True
     else:
+        if current is not None and state.is_over and state.ended_by == OUT and state.out_by == current.seat:
+            current.went_out = True  # going out ends the hand: only its last action can
         state.finish_by_stock()
         if current is not None and (state.is_over or state.turn != current.seat):
             current.complete = True
