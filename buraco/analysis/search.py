@@ -117,6 +117,7 @@ class SearchContext:
         # The side's melds the bounds from card counts read, by table (its melds_of tuple,
         # kept alive by the entry) and side: see side_melds.
         self._side_melds: dict[tuple[int, int], tuple[tuple[MeldState, ...], tuple[SideMeld, ...]]] = {}
+        self._side_meld_of: dict[int, tuple[MeldState, SideMeld]] = {}  # by the meld's id (kept alive)
         self._new_bounds: dict[tuple[object, ...], tuple[tuple[int, int], ...]] = {}
         self._extendable: dict[tuple[int, int], tuple[tuple[MeldState, ...], Extendable]] = {}  # see extendable
         self._tables: dict[int, tuple[HandState, tuple[MeldState, ...], tuple[int, ...]]] = {}
@@ -187,6 +188,7 @@ class SearchContext:
         self._tables.clear()
         self._last_read = None
         self._side_melds.clear()
+        self._side_meld_of.clear()
         self._extendable.clear()
         self._light_melds.clear()
         self._canastas.clear()
@@ -209,9 +211,19 @@ class SearchContext:
         if found is None or found[0] is not melds:
             if len(self._side_melds) >= 2 * TABLES_REMEMBERED:
                 self._side_melds.clear()
+                self._side_meld_of.clear()
             sets_grow = sets_hold_canastas(self.variant)
-            read = tuple(side_meld(m) for m in melds if m.side == side and (m.shape.is_run or sets_grow))
-            found = self._side_melds[key] = (melds, read)
+            # Each meld's reading is remembered by the meld (the tables of a hand share most
+            # of their melds: a new reading differs from the last by a meld or two).
+            known = self._side_meld_of
+            read_list = []
+            for m in melds:
+                if m.side == side and (m.shape.is_run or sets_grow):
+                    entry = known.get(id(m))
+                    if entry is None or entry[0] is not m:
+                        entry = known[id(m)] = (m, side_meld(m))
+                    read_list.append(entry[1])
+            found = self._side_melds[key] = (melds, tuple(read_list))
         return found[1]
 
     def extendable(self, melds: tuple[MeldState, ...], side: int) -> Extendable:
