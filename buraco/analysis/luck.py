@@ -16,10 +16,11 @@ could not see (the stock, the other hands and the dead piles not taken), each di
 weighted by how many of it are unseen. Exact (:class:`~fractions.Fraction`): a hand's luck is
 the sum of its draws', with nothing lost to rounding.
 
-Cards of one kind are one search; and every *inert* card (no wild, no card of its rank in
-hand or in a set on the table, no card of its suit in hand within three ranks or a run of
-its suit on the table) reaches the same best result as any other inert card -- it can only
-be thrown away -- so they share one search too.
+Cards of one kind are one search; and so are the cards of one class (:func:`draw_class`):
+every *inert* card (no wild, no card of its rank in hand or in a set on the table, no run
+that could take it) reaches the same best result as any other inert card -- it can only be
+thrown away -- and, where a set's cards may share a suit, the cards of one rank no run could
+take reach the same as each other.
 
 >>> from buraco.selfplay import play_match
 >>> record = play_match("cerrado", players=2, hands=1, seed=3)
@@ -36,6 +37,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Final
 
 from ..actions import DRAW, Action
 from ..cards import CARD_KINDS, CARD_TEXT, RANK_OF, SUIT_OF, Card
@@ -153,27 +155,88 @@ def unseen_counts(state: HandState, seat: int) -> list[int]:
 
 def inert(state: HandState, hand: Sequence[int], card: int) -> bool:
     """Could ``card`` (just drawn into ``hand``) only be thrown away this turn? No wild, no
-    card of its rank held or set on the table, no card of its suit held within three ranks
-    (round the ace) nor a run of its suit on the table: then no meld or lay-off takes it,
-    and every inert card leaves the turn the same best result (a test checks it against
-    searching each card)."""
-    if IS_WILD_KIND[card]:
-        return False
-    rank, suit = RANK_OF[card], SUIT_OF[card]
-    for other in range(CARD_KINDS):
-        if not hand[other] or (other == card and hand[other] == 1):
-            continue
-        if RANK_OF[other] == rank:
-            return False
-        if SUIT_OF[other] == suit:
-            gap = abs(RANK_OF[other] - rank)
-            if min(gap, 13 - gap) <= 3:
-                return False
-    for meld in state.melds:
-        shape = meld.shape
-        if (shape.is_run and shape.suit == suit) or (not shape.is_run and shape.rank == rank):
-            return False
-    return True
+    card of its rank held or set on the table, and no run could take it (see
+    :func:`draw_class`): then no meld or lay-off takes it, and every inert card leaves the
+    turn the same best result (a test checks it against searching each card)."""
+    return draw_class(state, hand, card, by_rank=False) == INERT
+
+
+INERT: Final = "inert"
+
+
+def draw_class(state: HandState, hand: Sequence[int], card: int, *, by_rank: bool = True) -> object:
+    """The cards drawn into ``hand`` that reach the same best result as ``card`` share this
+    key: :data:`INERT` for a card that could only be thrown away (see :func:`inert`); with
+    ``by_rank``, ``("rank", r)`` for a card of rank ``r`` no run could take where a set's
+    cards may share a suit: such a card goes only into a set of its rank or away, as any
+    other such card of its rank would, worth the same points; else the card itself. Where
+    no sets are played, a card no run could take is inert. (Not for a hand holding two
+    wilds: the caller asks.)
+
+    No run could take the card when there is no run of its suit on the table and no card
+    of its suit in hand next to it (round the ace), nor one rank further where the hand
+    holds a wild: a meld holds at most one wild and two naturals at least (rules.md 2), so
+    a run holding the card holds a natural of its suit beside it, or the run's one wild
+    beside it and a natural beyond.
+
+    >>> from buraco.replay import deal_hand
+    >>> from buraco.selfplay import play_match
+    >>> from buraco.cards import CARD_KINDS, Card
+    >>> state = deal_hand(play_match("burraco", seed=1), 0)  # nothing melded yet
+    >>> hand = [0] * CARD_KINDS
+    >>> for text in ("Kc", "Kd", "Jh", "8h", "Kh"):  # the Jh two ranks from the Kh, no wild
+    ...     hand[Card.parse(text)] += 1
+    >>> [draw_class(state, hand, Card.parse(text)) for text in ("Kh", "8h")]
+    [('rank', 13), 'inert']
+    >>> hand[Card.parse("2c")] += 1  # a wild between the Jh and the Kh makes a run
+    >>> draw_class(state, hand, Card.parse("Kh")) == Card.parse("Kh")
+    True
+    """
+    held = list(hand)
+    held[card] -= 1
+    return DrawClasses(state, held, by_rank=by_rank).of(card)
+
+
+class DrawClasses:
+    """:func:`draw_class` for every card one draw could bring into ``held`` (the hand
+    before the draw step), its tests read once for the draw rather than per card."""
+
+    def __init__(self, state: HandState, held: Sequence[int], *, by_rank: bool = True) -> None:
+        variant = state.variant
+        reach = 2 if _wilds(held) else 1  # how far from the card a natural of a run holding it may be
+        self.run_may_take = [[False] * 14 for _ in range(4)]  # by suit, then rank
+        self.in_sets = [False] * 14  # by rank: a card of it held, or a set of it on the table
+        for other in range(CARD_KINDS):
+            if not held[other]:
+                continue
+            rank, suit = RANK_OF[other], SUIT_OF[other]
+            self.in_sets[rank] = True  # the joker's rank, 0, is nobody's
+            if suit < 0:
+                continue
+            near = self.run_may_take[suit]
+            for place in range(1, 14):
+                gap = abs(place - rank)
+                if min(gap, 13 - gap) <= reach:
+                    near[place] = True
+        for meld in state.melds:
+            shape = meld.shape
+            if shape.is_run:
+                self.run_may_take[shape.suit] = [True] * 14
+            else:
+                self.in_sets[shape.rank] = True
+        self.sets = variant.sets
+        self.by_rank = by_rank and not variant.set_suits_distinct
+
+    def of(self, card: int) -> object:
+        """The key ``card`` shares with the cards reaching the same best result."""
+        if IS_WILD_KIND[card]:
+            return card
+        rank = RANK_OF[card]
+        if self.run_may_take[SUIT_OF[card]][rank]:
+            return card
+        if not self.in_sets[rank] or not self.sets:
+            return INERT
+        return ("rank", rank) if self.by_rank else card
 
 
 def _wilds(hand: Sequence[int]) -> int:
@@ -194,15 +257,18 @@ class _DrawJudge:
         else:
             self.standing = margin_of([s.total for s in scores_if_ended(state, STOCK)], self.side)
         self.held = list(state.hands[self.seat])
-        self.share_inert = _wilds(self.held) < 2  # two wilds may make a meld of any one card: no sharing
+        self.share = _wilds(self.held) < 2  # two wilds may make a meld of any one card: no sharing
+        self.classes: DrawClasses | None = None
         self.values: dict[object, int] = {}
         self.searches = 0
         self.table: HandState | None = None
 
     def key(self, card: int) -> object:
-        hand = list(self.held)
-        hand[card] += 1
-        return "inert" if self.share_inert and inert(self.state, hand, card) else card
+        if not self.share:
+            return card
+        if self.classes is None:
+            self.classes = DrawClasses(self.state, self.held)
+        return self.classes.of(card)
 
     def value(self, card: int) -> int:
         key = self.key(card)
@@ -216,9 +282,7 @@ class _DrawJudge:
         if self.context.budget.spent():
             raise SearchCut()
         self.searches += 1
-        state = self.hypothetical(card)
-        draw = Action(self.seat, DRAW, (Card(card),), (), 0, 0, f"p{self.seat} draw {CARD_TEXT[card]}")
-        start = Start.drawing(state, draw)
+        start = self.start(card)
         gain = 0
         if canasta_bound(start, self.context, self.bonus):
             line = best_canasta_line(start, None, to_beat=self.bonus, context=self.context)
@@ -230,6 +294,10 @@ class _DrawJudge:
             if exit_ is not None:
                 gain = max(gain, exit_.margin - self.standing)
         return gain
+
+    def start(self, card: int) -> Start:
+        draw = Action(self.seat, DRAW, (Card(card),), (), 0, 0, f"p{self.seat} draw {CARD_TEXT[card]}")
+        return Start.drawing(self.hypothetical(card), draw)
 
     def hypothetical(self, card: int) -> HandState:
         """The table before the draw from which any unseen card may be drawn: one table for
@@ -325,4 +393,4 @@ def match_luck(record: Record, *, match_budget: float | None = None) -> list[Han
     return found
 
 
-__all__ = ["LUCK_VERSION", "DrawLuck", "HandLuck", "draw_luck", "hand_luck", "inert", "match_luck", "unseen_counts"]
+__all__ = ["LUCK_VERSION", "DrawLuck", "HandLuck", "draw_class", "draw_luck", "hand_luck", "inert", "match_luck", "unseen_counts"]

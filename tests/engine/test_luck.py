@@ -1,7 +1,7 @@
 """Properties of the luck of stock draws (buraco.analysis.luck) over self-play hands of
 every rule set: the luck of a draw is its value minus the mean over the unseen cards, 0
 when every unseen card reaches the same best result, a hand's luck is the sum of its
-draws', sharing one search among inert cards changes no value, and a CPU budget that
+draws', sharing one search among the cards of a class changes no value, and a CPU budget that
 runs out lists the draws left, never drops them."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from fractions import Fraction
 import pytest
 
 from buraco.actions import DRAW
-from buraco.analysis.luck import _DrawJudge, hand_luck, match_luck, unseen_counts
+from buraco.analysis.luck import INERT, DrawClasses, _DrawJudge, hand_luck, match_luck, unseen_counts
 from buraco.analysis.search import SearchContext
 from buraco.analysis.turns import played_turns
-from buraco.cards import CARD_KINDS
+from buraco.cards import CARD_KINDS, Card
 from buraco.notation import Record
 from buraco.rules import VARIANTS
 from buraco.selfplay import play_match
@@ -50,23 +50,51 @@ def test_a_draws_luck_is_its_value_minus_the_unseen_mean(variant: str, seed: int
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_inert_cards_share_a_search_without_changing_any_value(variant: str) -> None:
-    record = record_of(variant, 1)
-    checked = 0
-    for turn in played_turns(record, 0).turns[:12]:
-        if turn.draw.verb != DRAW:
-            continue
-        state = turn.before_draw
-        unseen = unseen_counts(state, turn.seat)
-        shared = _DrawJudge(state, SearchContext(record.rules))
-        alone = _DrawJudge(state, SearchContext(record.rules))
-        alone.share_inert = False
-        for card in range(CARD_KINDS):
-            if unseen[card]:
-                assert shared.value(card) == alone.value(card), (turn.draw_ply, card)
-        assert shared.searches <= alone.searches
-        checked += 1
-    assert checked
+def test_cards_of_one_class_share_a_search_without_changing_any_value(variant: str) -> None:
+    """Every stock draw of two hands: each unseen card's value with the cards' classes
+    (inert cards, and cards of one rank no run could take) sharing a search, against each
+    card searched alone."""
+    classes: set[str] = set()
+    for seed in SEEDS:
+        record = record_of(variant, seed)
+        for turn in played_turns(record, 0).turns:
+            if turn.draw.verb != DRAW:
+                continue
+            state = turn.before_draw
+            unseen = unseen_counts(state, turn.seat)
+            shared = _DrawJudge(state, SearchContext(record.rules))
+            alone = _DrawJudge(state, SearchContext(record.rules))
+            alone.share = False
+            for card in range(CARD_KINDS):
+                if unseen[card]:
+                    assert shared.value(card) == alone.value(card), (seed, turn.draw_ply, card)
+                    key = shared.key(card)
+                    classes.add("inert" if key == INERT else "rank" if isinstance(key, tuple) else "card")
+            assert shared.searches <= alone.searches
+    # The draws met both kinds of class, where the rule set has them.
+    sets_share_suits = VARIANTS[variant].sets and not VARIANTS[variant].set_suits_distinct
+    assert classes >= ({"inert", "rank", "card"} if sets_share_suits else {"inert", "card"})
+
+
+def test_a_card_no_run_could_take_shares_its_ranks_search() -> None:
+    """Where a set's cards may share a suit, a card of a rank held that no run could take
+    (no card of its suit beside it, or a rank further with a wild held, no run of its suit
+    on the table) shares one search with the others of its rank; a card a run could take,
+    or a wild, is searched alone."""
+    record = record_of("burraco", 1)
+    state = played_turns(record, 0).turns[0].before_draw
+    hand = [0] * CARD_KINDS
+    for text in ("Kc", "Kd", "Jh", "8h"):
+        hand[Card.parse(text)] += 1
+    assert not state.melds
+    classes = DrawClasses(state, hand)
+    assert classes.of(Card.parse("Kh")) == classes.of(Card.parse("Ks")) == ("rank", 13)
+    assert classes.of(Card.parse("Qh")) == Card.parse("Qh")  # between the Jh and a king: a run may take it
+    assert classes.of(Card.parse("5d")) == INERT
+    assert classes.of(Card.parse("2s")) == Card.parse("2s")
+    hand[Card.parse("2c")] += 1  # a wild: the Jh, a wild and the Kh make a run
+    classes = DrawClasses(state, hand)
+    assert classes.of(Card.parse("Kh")) == Card.parse("Kh") and classes.of(Card.parse("Ks")) == ("rank", 13)
 
 
 def test_luck_is_zero_when_every_unseen_card_reaches_the_same_result() -> None:
