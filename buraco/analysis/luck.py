@@ -46,7 +46,7 @@ from ..notation import Record
 from ..replay import verify
 from ..scoring import score_hand, scores_if_ended
 from ..state import STOCK, HandState
-from .exits import best_exit, exit_bound, may_go_out
+from .exits import best_exit, may_go_out
 from .search import (
     Budget,
     SearchContext,
@@ -259,6 +259,7 @@ class _DrawJudge:
         self.held = list(state.hands[self.seat])
         self.share = _wilds(self.held) < 2  # two wilds may make a meld of any one card: no sharing
         self.classes: DrawClasses | None = None
+        self.held_counts: tuple[list[int], list[int], int] | None = None  # the hand's before the draw, counted once
         self.values: dict[object, int] = {}
         self.searches = 0
         self.table: HandState | None = None
@@ -284,20 +285,23 @@ class _DrawJudge:
         self.searches += 1
         start = self.start(card)
         gain = 0
-        if canasta_bound(start, self.context, self.bonus):
+        if canasta_bound(start, self.context, self.bonus, quick=True):
             line = best_canasta_line(start, None, to_beat=self.bonus, context=self.context)
             if line is not None and line.bonus > self.bonus:
                 gain = line.bonus - self.bonus
-        # Going out counts only where it could beat that: its root bound says when it cannot.
-        if may_go_out(start, self.context) and exit_bound(start, self.context) - self.standing > gain:
-            exit_ = best_exit(start, self.context)
+        # Going out counts only where it beats that: the search is asked for no other way out
+        # (its bounds end it at once where none could: most cards).
+        if may_go_out(start, self.context):
+            exit_ = best_exit(start, self.context, margin_to_beat=self.standing + gain)
             if exit_ is not None:
                 gain = max(gain, exit_.margin - self.standing)
         return gain
 
     def start(self, card: int) -> Start:
         draw = Action(self.seat, DRAW, (Card(card),), (), 0, 0, f"p{self.seat} draw {CARD_TEXT[card]}")
-        return Start.drawing(self.hypothetical(card), draw)
+        if self.held_counts is None:
+            self.held_counts = Start.holding(self.state, tuple(self.held)).counts()
+        return Start.drawing(self.hypothetical(card), draw, self.held_counts)
 
     def hypothetical(self, card: int) -> HandState:
         """The table before the draw from which any unseen card may be drawn: one table for

@@ -345,12 +345,22 @@ class Start:
         return cls._made(state, None, seat, tuple(state.hands[seat]), state.obligation)
 
     @classmethod
-    def drawing(cls, state: HandState, draw: Action) -> Start:
-        """The table after ``draw`` (a ``draw`` naming its card) from ``state``, at its draw step."""
+    def drawing(
+        cls, state: HandState, draw: Action, held_counts: tuple[list[int], list[int], int] | None = None,
+    ) -> Start:
+        """The table after ``draw`` (a ``draw`` naming its card) from ``state``, at its draw step.
+        ``held_counts``: the counts (:meth:`counts`) of the hand before the draw, where known:
+        the start's are those and the card drawn (the luck of a draw starts from one hand
+        with each card it could have drawn)."""
         seat = state.turn
         hand = list(state.hands[seat])
-        hand[draw.cards[0]] += 1
-        return cls._made(state, draw, seat, tuple(hand), None)
+        card = draw.cards[0]
+        hand[card] += 1
+        start = cls._made(state, draw, seat, tuple(hand), None)
+        if held_counts is not None:
+            suits, ranks = list(held_counts[0]), list(held_counts[1])
+            object.__setattr__(start, "_counts", (suits, ranks, _count_in(suits, ranks, held_counts[2], (card,), 1)))
+        return start
 
     @classmethod
     def taking(cls, state: HandState, take: Action) -> Start:
