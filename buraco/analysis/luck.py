@@ -243,11 +243,18 @@ def _wilds(hand: Sequence[int]) -> int:
     return sum(hand[c] for c in range(CARD_KINDS) if IS_WILD_KIND[c])
 
 
+# The natural cards of each rank (no 2: every 2 is a wild), by card code.
+_NATURALS_OF_RANK: Final = tuple(
+    tuple(c for c in range(CARD_KINDS) if RANK_OF[c] == rank and not IS_WILD_KIND[c]) for rank in range(14)
+)
+
+
 class _DrawJudge:
     """The values of the cards one draw step could have drawn, each search done once."""
 
-    def __init__(self, state: HandState, context: SearchContext) -> None:
+    def __init__(self, state: HandState, context: SearchContext, unseen: Sequence[int] | None = None) -> None:
         self.state = state
+        self.unseen = unseen  # how many of each card the player could not see: the ranks' bounds read it
         self.context = context
         self.seat = state.turn
         self.side = state.side_of[self.seat]
@@ -258,6 +265,8 @@ class _DrawJudge:
             self.standing = margin_of([s.total for s in scores_if_ended(state, STOCK)], self.side)
         self.held = list(state.hands[self.seat])
         self.share = _wilds(self.held) < 2  # two wilds may make a meld of any one card: no sharing
+        self.by_rank = unseen is not None  # the unseen cards of a rank settled at once where the bounds allow
+        self.rank_settled: dict[int, bool] = {}
         self.classes: DrawClasses | None = None
         self.held_counts: tuple[list[int], list[int], int] | None = None  # the hand's before the draw, counted once
         self.values: dict[object, int] = {}
@@ -272,10 +281,30 @@ class _DrawJudge:
         return self.classes.of(card)
 
     def value(self, card: int) -> int:
+        if self.by_rank and not IS_WILD_KIND[card] and self.settled_by_rank(RANK_OF[card]):
+            return 0
         key = self.key(card)
         found = self.values.get(key)
         if found is None:
             found = self.values[key] = self.search(card)
+        return found
+
+    def settled_by_rank(self, rank: int) -> bool:
+        """Is every unseen natural card of ``rank`` worth 0 by the bounds alone? Asked once,
+        of the hand holding them all: the canasta bound and going out's quick test only
+        pass more often with more cards, so where neither passes with all of them, neither
+        passes with any one (most ranks of most draws: one bound for up to four cards)."""
+        found = self.rank_settled.get(rank)
+        if found is None:
+            assert self.unseen is not None
+            hand = list(self.held)
+            for card in _NATURALS_OF_RANK[rank]:
+                if self.unseen[card]:
+                    hand[card] += 1
+            start = Start.holding(self.hypothetical(), tuple(hand))
+            found = self.rank_settled[rank] = (
+                not canasta_bound(start, self.context, self.bonus, quick=True) and not may_go_out(start, self.context)
+            )
         return found
 
     def search(self, card: int) -> int:
@@ -301,9 +330,9 @@ class _DrawJudge:
         draw = Action(self.seat, DRAW, (Card(card),), (), 0, 0, f"p{self.seat} draw {CARD_TEXT[card]}")
         if self.held_counts is None:
             self.held_counts = Start.holding(self.state, tuple(self.held)).counts()
-        return Start.drawing(self.hypothetical(card), draw, self.held_counts)
+        return Start.drawing(self.hypothetical(), draw, self.held_counts)
 
-    def hypothetical(self, card: int) -> HandState:
+    def hypothetical(self) -> HandState:
         """The table before the draw from which any unseen card may be drawn: one table for
         every card of the draw (the searches remember what they read of a table by the
         table), its stock made unrecorded (as many cards, none named: the draw names its
@@ -341,7 +370,7 @@ def hand_luck(
             draws.append(DrawLuck(index + 1, turn.draw_ply, turn.seat, card, None, None, None,
                                   unseen=total, judged=False))
             continue
-        judge = _DrawJudge(state, context)
+        judge = _DrawJudge(state, context, unseen)
         try:
             values = {c: judge.value(c) for c in range(CARD_KINDS) if unseen[c]}
         except SearchCut:

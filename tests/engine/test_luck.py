@@ -52,8 +52,8 @@ def test_a_draws_luck_is_its_value_minus_the_unseen_mean(variant: str, seed: int
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_cards_of_one_class_share_a_search_without_changing_any_value(variant: str) -> None:
     """Every stock draw of two hands: each unseen card's value with the cards' classes
-    (inert cards, and cards of one rank no run could take) sharing a search, against each
-    card searched alone."""
+    (inert cards, and cards of one rank no run could take) sharing a search and the ranks
+    settled by one bound, against each card searched alone."""
     classes: set[str] = set()
     for seed in SEEDS:
         record = record_of(variant, seed)
@@ -62,8 +62,8 @@ def test_cards_of_one_class_share_a_search_without_changing_any_value(variant: s
                 continue
             state = turn.before_draw
             unseen = unseen_counts(state, turn.seat)
-            shared = _DrawJudge(state, SearchContext(record.rules))
-            alone = _DrawJudge(state, SearchContext(record.rules))
+            shared = _DrawJudge(state, SearchContext(record.rules), unseen)
+            alone = _DrawJudge(state, SearchContext(record.rules))  # no rank settled at once
             alone.share = False
             for card in range(CARD_KINDS):
                 if unseen[card]:
