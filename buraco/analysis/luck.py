@@ -175,7 +175,7 @@ def draw_class(state: HandState, hand: Sequence[int], card: int, *, by_rank: boo
 
     No run could take the card when there is no run of its suit on the table and no card
     of its suit in hand next to it (round the ace), nor one rank further where the hand
-    holds a wild: a meld holds at most one wild and two naturals at least (rules.md 2), so
+    holds a wild: a meld holds at most one wild and two naturals at least (rules.md 1), so
     a run holding the card holds a natural of its suit beside it, or the run's one wild
     beside it and a natural beyond.
 

@@ -89,7 +89,7 @@ def test_a_card_no_run_could_take_shares_its_ranks_search() -> None:
     assert not state.melds
     classes = DrawClasses(state, hand)
     assert classes.of(Card.parse("Kh")) == classes.of(Card.parse("Ks")) == ("rank", 13)
-    assert classes.of(Card.parse("Qh")) == Card.parse("Qh")  # between the Jh and a king: a run may take it
+    assert classes.of(Card.parse("Qh")) == Card.parse("Qh")  # beside the Jh: a run may take it
     assert classes.of(Card.parse("5d")) == INERT
     assert classes.of(Card.parse("2s")) == Card.parse("2s")
     hand[Card.parse("2c")] += 1  # a wild: the Jh, a wild and the Kh make a run
