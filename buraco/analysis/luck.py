@@ -16,7 +16,7 @@ could not see (the stock, the other hands and the dead piles not taken), each di
 weighted by how many of it are unseen. Exact (:class:`~fractions.Fraction`): a hand's luck is
 the sum of its draws', with nothing lost to rounding.
 
-Cards of one kind are one search; and so are the cards of one class (:func:`draw_class`):
+Cards of one kind are one search; and so are the cards of one class (:class:`DrawClasses`):
 every *inert* card (no wild, no card of its rank in hand or in a set on the table, no run
 that could take it) reaches the same best result as any other inert card -- it can only be
 thrown away -- and, where a set's cards may share a suit, the cards of one rank no run could
@@ -153,25 +153,20 @@ def unseen_counts(state: HandState, seat: int) -> list[int]:
     return counts
 
 
-def inert(state: HandState, hand: Sequence[int], card: int) -> bool:
-    """Could ``card`` (just drawn into ``hand``) only be thrown away this turn? No wild, no
-    card of its rank held or set on the table, and no run could take it (see
-    :func:`draw_class`): then no meld or lay-off takes it, and every inert card leaves the
-    turn the same best result (a test checks it against searching each card)."""
-    return draw_class(state, hand, card, by_rank=False) == INERT
-
-
 INERT: Final = "inert"
 
 
-def draw_class(state: HandState, hand: Sequence[int], card: int, *, by_rank: bool = True) -> object:
-    """The cards drawn into ``hand`` that reach the same best result as ``card`` share this
-    key: :data:`INERT` for a card that could only be thrown away (see :func:`inert`); with
-    ``by_rank``, ``("rank", r)`` for a card of rank ``r`` no run could take where a set's
-    cards may share a suit: such a card goes only into a set of its rank or away, as any
-    other such card of its rank would, worth the same points; else the card itself. Where
-    no sets are played, a card no run could take is inert. (Not for a hand holding two
-    wilds: the caller asks.)
+class DrawClasses:
+    """Which cards one draw could bring into ``held`` (the hand before the draw step) reach
+    the same best result, read once for the draw: :meth:`of` gives a card's key, shared by
+    the cards of its class. (Not for a hand holding two wilds: the caller asks.)
+
+    - :data:`INERT`: a card that could only be thrown away: no wild, no run could take it,
+      and no card of its rank held nor set of its rank on the table (or no sets played).
+    - ``("rank", r)``: a card of rank ``r`` no run could take, where a set's cards may share
+      a suit: it goes only into a set of its rank or away, as any other such card of its
+      rank would, worth the same points (``by_rank`` False: not shared).
+    - Else the card itself.
 
     No run could take the card when there is no run of its suit on the table and no card
     of its suit in hand next to it (round the ace), nor one rank further where the hand
@@ -183,23 +178,15 @@ def draw_class(state: HandState, hand: Sequence[int], card: int, *, by_rank: boo
     >>> from buraco.selfplay import play_match
     >>> from buraco.cards import CARD_KINDS, Card
     >>> state = deal_hand(play_match("burraco", seed=1), 0)  # nothing melded yet
-    >>> hand = [0] * CARD_KINDS
-    >>> for text in ("Kc", "Kd", "Jh", "8h", "Kh"):  # the Jh two ranks from the Kh, no wild
-    ...     hand[Card.parse(text)] += 1
-    >>> [draw_class(state, hand, Card.parse(text)) for text in ("Kh", "8h")]
+    >>> held = [0] * CARD_KINDS
+    >>> for text in ("Kc", "Kd", "Jh", "8h"):  # the Jh two ranks from the Kh, no wild
+    ...     held[Card.parse(text)] += 1
+    >>> [DrawClasses(state, held).of(Card.parse(text)) for text in ("Kh", "5d")]
     [('rank', 13), 'inert']
-    >>> hand[Card.parse("2c")] += 1  # a wild between the Jh and the Kh makes a run
-    >>> draw_class(state, hand, Card.parse("Kh")) == Card.parse("Kh")
+    >>> held[Card.parse("2c")] += 1  # a wild between the Jh and the Kh makes a run
+    >>> DrawClasses(state, held).of(Card.parse("Kh")) == Card.parse("Kh")
     True
     """
-    held = list(hand)
-    held[card] -= 1
-    return DrawClasses(state, held, by_rank=by_rank).of(card)
-
-
-class DrawClasses:
-    """:func:`draw_class` for every card one draw could bring into ``held`` (the hand
-    before the draw step), its tests read once for the draw rather than per card."""
 
     def __init__(self, state: HandState, held: Sequence[int], *, by_rank: bool = True) -> None:
         variant = state.variant
@@ -426,4 +413,4 @@ def match_luck(record: Record, *, match_budget: float | None = None) -> list[Han
     return found
 
 
-__all__ = ["LUCK_VERSION", "DrawLuck", "HandLuck", "draw_class", "draw_luck", "hand_luck", "inert", "match_luck", "unseen_counts"]
+__all__ = ["INERT", "LUCK_VERSION", "DrawClasses", "DrawLuck", "HandLuck", "draw_luck", "hand_luck", "match_luck", "unseen_counts"]
