@@ -358,8 +358,7 @@ class Start:
         hand[card] += 1
         start = cls._made(state, draw, seat, tuple(hand), None)
         if held_counts is not None:
-            suits, ranks = list(held_counts[0]), list(held_counts[1])
-            object.__setattr__(start, "_counts", (suits, ranks, _count_in(suits, ranks, held_counts[2], (card,), 1)))
+            start._count_from(held_counts, (card,), 1)
         return start
 
     @classmethod
@@ -413,10 +412,14 @@ class Start:
         """Count this start's hand from ``deeper``'s, which held ``cards`` more, where that
         one was counted (:meth:`taking_fewer`)."""
         known: tuple[list[int], list[int], int] | None = deeper.__dict__.get("_counts")
-        if known is None:
-            return
+        if known is not None:
+            self._count_from(known, cards, -1)
+
+    def _count_from(self, known: tuple[list[int], list[int], int], cards: Sequence[int], sign: int) -> None:
+        """Count this start's hand from the counts ``known`` of a hand holding ``cards``
+        fewer (``sign`` 1) or more (-1); ``known`` is left as it was."""
         suits, ranks = list(known[0]), list(known[1])
-        object.__setattr__(self, "_counts", (suits, ranks, _count_in(suits, ranks, known[2], cards, -1)))
+        object.__setattr__(self, "_counts", (suits, ranks, _count_in(suits, ranks, known[2], cards, sign)))
 
     def counted(self, context: SearchContext) -> StartTable:
         """The hand against the table here, as the bounds from card counts read it: made
