@@ -43,6 +43,7 @@ from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
 from .proposals import LayOff, LayOffTable, MeldTable, NewMeld
 from .search import (
+    SETS_PART,
     Exit,
     MeldState,
     SearchContext,
@@ -165,6 +166,9 @@ def _tells(asked: Question, searched: Question, margin: int | None) -> bool | No
 HUNGRY_AFTER: Final = 1000
 HUNGRY_TRIAL: Final = 64  # tables it is asked at in any case (then see _ExitSearch.looks_ahead)
 HUNGRY_SHARE: Final = 16
+# Tables a search walks before it asks _ExitSearch.wild_starved: most searches end within a
+# few tables, where the bound's cost would buy nothing.
+WILD_AFTER: Final = 100
 CHEAP_MAX: Final = 1  # discard_order: 2 or 3 cost more (brasil's first 40 hands)
 EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
 
@@ -610,6 +614,8 @@ class _ExitSearch:
                 table = came_from.after(walk, laid)
             else:
                 table = _TablePlays(walk)
+            if walk.nodes >= WILD_AFTER and self.wild_starved(kept, table):
+                return
             pivot, plays = self.most_constrained(kept, table)
         if pivot < 0:
             return
@@ -732,6 +738,93 @@ class _ExitSearch:
         finally:
             self.bounds, self.counted = saved
 
+    def wild_starved(self, kept: int, plays: _TablePlays) -> bool:
+        """Is every exit from here beaten (or is there none) once the wilds the hand must
+        spend are spent?
+
+        A natural card no play places without a wild from the hand (not the card kept
+        back) is laid, in any exit, on a meld holding a wild from the hand: every exit
+        places it by one of its plays from here, merged with the line's other plays onto
+        that meld (see :meth:`most_constrained`). Where all its plays are runs of its
+        suit, or all sets of its rank, that suit's runs (or that rank's sets) get a wild;
+        each such suit or rank its own. The parts of
+        :meth:`~.search.CountedTable.split_parts` then share the wilds left, each adding
+        what one wild adds to it or what more add (:func:`_most_with_wilds`); a wild
+        thrown is not laid. Before the discard is chosen, each kind of discard is bounded
+        apart: a wild (one fewer to lay), the one card that alone asks a suit or rank for
+        a wild (which it then spares), the cheapest other card. ``plays``: this table's,
+        by card."""
+        walk = self.walk
+        hand = walk.hand
+        wilds = walk._wilds
+        if not wilds:
+            return False  # a card only a wild could place has no play: two_dead_cards' case
+        asking: dict[tuple[bool, int], list[int]] = {}  # (run?, suit or rank) -> the cards that ask it for a wild, a copy each
+        dead: list[int] = []  # the cards no play holds (a copy each): the discard, where one
+        with_sets = plays.with_sets
+        values = walk.variant.card_values
+        cheapest_natural = -1
+        suits_held = 0  # a bit a suit, of the natural cards held
+        for card in compress(range(CARD_KINDS), hand):
+            if IS_WILD_KIND[card]:
+                continue
+            suits_held |= 1 << SUIT_OF[card]
+            copies = hand[card] - (1 if card == kept else 0)
+            if copies <= 0:
+                continue
+            if cheapest_natural < 0 or values[card] < values[cheapest_natural]:
+                cheapest_natural = card
+            if plays.placed_naturally(card):
+                continue
+            suit, rank = SUIT_OF[card], RANK_OF[card]
+            on_run = card in plays.run_table(suit).with_card or any(card in plays.lay_off_table(i) for i in plays.runs[suit])
+            on_set = with_sets and (
+                card in plays.set_table(rank).with_card or any(card in plays.lay_off_table(i) for i in plays.sets.get(rank, ()))
+            )
+            if on_run == on_set:
+                if not on_run:
+                    dead.extend([card] * copies)
+                continue
+            asking.setdefault((True, suit) if on_run else (False, rank), []).extend([card] * copies)
+        if dead and (kept >= 0 or len(dead) > 1):
+            return True  # a card no play holds, and the discard is another (or a second such)
+        # A wild thrown is not laid, so one fewer is left to lay; but where the natural cards
+        # held are all of one suit (or none), that suit's part was bounded keeping one of
+        # its own cards for the discard, which a wild thrown spares: there the wild counts.
+        thrown_wild = 1 if suits_held & (suits_held - 1) else 0
+        to_beat = not (self.best is None and (self.margin_to_beat is None or self.find_open) and not (self.most_bonus and self.bonus_to_beat >= 0))
+        # The discards to bound apart: (the card thrown, the wilds left to lay, the suit or rank it spares).
+        choices: list[tuple[int, int, tuple[bool, int] | None]]
+        if kept >= 0:
+            choices = [(kept, wilds - thrown_wild if IS_WILD_KIND[kept] else wilds, None)]
+        elif dead:
+            choices = [(dead[0], wilds, None)]
+        else:
+            wild_kinds = [w for w in WILD_CODES if hand[w]]
+            choices = [(min(wild_kinds, key=values.__getitem__), wilds - thrown_wild, None)]
+            choices.extend((cards[0], wilds, unit) for unit, cards in asking.items() if len(cards) == 1)
+            if cheapest_natural >= 0:
+                choices.append((cheapest_natural, wilds, None))
+            if walk.variant.out_by_meld:
+                choices.append((-1, wilds, None))  # the last card melded, none thrown
+        if not to_beat:
+            # Nothing to beat yet: only whether some discard leaves a wild for each that asks one.
+            return all(len(asking) - (spared is not None) > left for _, left, spared in choices)
+        if not asking and all(left == wilds for _, left, _spared in choices):
+            return False  # the bound suit by suit as it is (split_beaten)
+        base, increases = walk.split_parts()
+        one_wild = {part: walk.one_wild_increase(part) if part < SETS_PART and increase else increase for part, increase in increases.items()}
+        for thrown, left, spared in choices:
+            needs = dict.fromkeys(increases, 0)
+            for run, suit_or_rank in asking:
+                if (run, suit_or_rank) != spared:
+                    part = suit_or_rank if run else SETS_PART
+                    needs[part] = needs.get(part, 0) + 1
+            most = _most_with_wilds([(needs[part], one_wild.get(part, 0), increases.get(part, 0)) for part in needs], left)
+            if most is not None and not self.beaten(min(base + most, self.cap), thrown, self.best):
+                return False
+        return True
+
     def beaten_after(self, kind: str, index: int, play: LayOff | NewMeld, kept: int, left: int, by_meld: bool) -> bool:
         """Is every exit through ``play`` from here beaten (by the bounds of the table it
         leaves; a play no exit can make is)?"""
@@ -804,6 +897,33 @@ class _ExitSearch:
         founding = moved_founding(meld.founding, play) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
         change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
         return change if meld.side == walk.side else -change
+
+
+def _most_with_wilds(parts: Sequence[tuple[int, int, int]], wilds: int) -> int | None:
+    """The most ``wilds`` wilds add to a bound made of parts, each (the wilds it must get,
+    what one wild adds to it, what two or more add), each part getting at least its
+    must; None where the musts alone ask for more wilds than there are.
+
+    >>> _most_with_wilds([(1, 0, 100), (0, 200, 200), (1, 100, 100), (2, 0, 0)], 5)
+    300
+    >>> _most_with_wilds([(1, 0, 100), (2, 0, 0)], 2) is None
+    True
+    """
+    # best[w]: the most the parts so far add with at most w wilds (None: their musts ask more)
+    best: list[int | None] = [0] * (wilds + 1)
+    for must, one, more in parts:
+        after: list[int | None] = [None] * (wilds + 1)
+        for given in range(must, wilds + 1):
+            gain = 0 if given == 0 else one if given == 1 else more
+            for used in range(given, wilds + 1):
+                before = best[used - given]
+                if before is not None and (after[used] is None or before + gain > after[used]):  # type: ignore[operator]
+                    after[used] = before + gain
+            if given >= 2:
+                break  # more wilds add no more than two
+        best = after
+    found = [b for b in best if b is not None]
+    return max(found) if found else None
 
 
 def _leads_to_no_exit(play: LayOff | NewMeld, kept: int, hand: Sequence[int], left: int, by_meld: bool) -> bool:

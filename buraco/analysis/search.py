@@ -590,6 +590,9 @@ def _count_in(suits: list[int], ranks: list[int], wilds: int, cards: Sequence[in
     return wilds
 
 
+SETS_PART: Final = 4  # the sets' part in CountedTable.split_parts (the runs': their suit)
+
+
 class CountedTable:
     """A hand against a table, as the bounds from card counts read it: what a :class:`Walk`
     keeps as plays go, and what :meth:`Start.counted` reads at a turn's start without
@@ -1108,9 +1111,17 @@ class Walk(CountedTable):
         one card cannot go to two runs, nor one wild to two parts. Remembered per suit by
         the suit's runs and the hand's cards of that suit and wilds: a play on another suit
         leaves it as it is."""
+        total, increases = self.split_parts()
+        return total + sum(sorted(increases.values(), reverse=True)[:self._wilds])
+
+    def split_parts(self) -> tuple[int, dict[int, int]]:
+        """What :meth:`split_bound` adds up: the side's bonus with each part at its bound
+        without wilds, and the increase wilds in hand bring to each part that could gain
+        (by part: a suit's runs 0 to 3, the sets :data:`SETS_PART`; none where no wild is
+        held, the parts then at their bounds)."""
         suits, ranks, wilds = self._suits, self._ranks, self._wilds  # read, not changed
         total = self.bonus
-        increases: list[int] = []
+        increases: dict[int, int] = {}
         bare: list[int] | None = None
         if wilds:
             bare = list(self.hand)
@@ -1128,7 +1139,7 @@ class Walk(CountedTable):
                 continue
             without = self._suit_gain(suit, runs, bare)
             total += without
-            increases.append(gain - without)
+            increases[suit] = gain - without
         # The sets, one more part: the side's sets at their bounds and new set canastas,
         # with every wild in hand and (where any is held) with none, like each suit.
         variant = self.variant
@@ -1154,13 +1165,31 @@ class Walk(CountedTable):
                 clean = sum(1 for r in (1, *range(3, 14)) if ranks[r] >= 7)
                 without += canasta_bonus(CLEAN, variant) * min(clean, self.size // 7)
         if bare is None:
-            return total + with_wilds
+            return total + with_wilds, increases
         # Not the whole part as an increase: a part that needs no wild must not compete
         # with the others for the wilds (a K set made clean by three Ks beside a run made
         # clean by its suit's 2, with one wild in hand, was bounded at one of the two).
         total += without
-        increases.append(with_wilds - without)
-        return total + sum(sorted(increases, reverse=True)[:wilds])
+        increases[SETS_PART] = with_wilds - without
+        return total, increases
+
+    def one_wild_increase(self, suit: int) -> int:
+        """The most one wild of the hand (any kind held) adds to what the side's runs of
+        ``suit`` could gain without any (:meth:`split_parts`' increase, given one wild:
+        it may be less, where the part's best asks for its suit's 2 as a natural and
+        another wild besides)."""
+        bare = list(self.hand)
+        for w in WILD_CODES:
+            bare[w] = 0
+        runs = tuple([(i, self.melds[i].shape, self.melds[i].founding) for i in self._slots.get(suit, ())])
+        without = self._suit_gain(suit, runs, bare)
+        best = 0
+        for w in WILD_CODES:
+            if self.hand[w]:
+                bare[w] = 1
+                best = max(best, self._suit_gain(suit, runs, bare) - without)
+                bare[w] = 0
+        return best
 
     def _suit_gain(self, suit: int, runs: tuple[tuple[int, Shape, int], ...], hand: list[int]) -> int:
         """The most the side's runs of ``suit`` (and new runs of it) could gain from ``hand``

@@ -15,6 +15,7 @@ from buraco.analysis.turns import played_turns
 from buraco.rules import VARIANTS
 from buraco.selfplay import play_match
 
+from ..helpers import build, play
 from .builders import play_steps
 
 EXHAUSTIVE_SECONDS = 2.0  # an unbounded search past this much CPU is skipped, not judged
@@ -25,6 +26,7 @@ def test_the_bounds_never_leave_a_better_exit(variant_id: str, seed: int, monkey
     bounded = [best_exit(Start.after(table), SearchContext(table.variant)) for table in play_steps(variant_id, seed)]
     monkeypatch.setattr(exits._ExitSearch, "quickly_beaten", lambda self, kept, known=None: False)
     monkeypatch.setattr(exits._ExitSearch, "split_beaten", lambda self, kept: False)
+    monkeypatch.setattr(exits._ExitSearch, "wild_starved", lambda self, kept, plays: False)
     compared = 0
     for table, found in zip(play_steps(variant_id, seed), bounded):
         try:
@@ -205,6 +207,75 @@ def test_looking_ahead_past_cards_only_a_wild_can_place_leaves_no_better_exit(mo
     ]
     assert any(e is not None for e in plain)
     assert left > 0
+
+
+def _exits_asked(variant_id: str, seeds: range, players: int) -> list[tuple[Start, dict[str, object]]]:
+    """Every exit search the analysis of self-play hands asks for (one hand a match), with
+    what it asks (a margin to beat, find open, the most bonus)."""
+    asked: list[tuple[Start, dict[str, object]]] = []
+    original = turns.best_exit
+
+    def recorded(start: Start, context: SearchContext | None = None, **question: object) -> object:
+        asked.append((start, question))
+        return original(start, context, **question)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(turns, "best_exit", recorded)
+        for seed in seeds:
+            record = play_match(variant_id, players=players, hands=1, seed=seed)
+            turns.turn_findings(record, 0, [], SearchContext(record.rules))
+    return asked
+
+
+@pytest.mark.parametrize("variant_id,seeds,players", [("brasil", range(4), 2), ("cerrado-sucio", range(6), 2), ("fechado-stbl", range(6), 2)])
+def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
+    variant_id: str, seeds: range, players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bound after spending the wilds the hand must spend (``_ExitSearch.wild_starved``),
+    asked at every table of every search, gives the same answer, line and margin, as the
+    search without it, to every exit search the analysis of self-play hands asks (whole,
+    to beat a margin, to find open: where only whether some exit exists is bounded). And
+    it does leave tables."""
+    monkeypatch.setattr(exits, "WILD_AFTER", 0)
+    asked = _exits_asked(variant_id, seeds, players)
+    left = 0
+    original = exits._ExitSearch.wild_starved
+
+    def counted(self: exits._ExitSearch, kept: int, plays: exits._TablePlays) -> bool:
+        nonlocal left
+        starved = original(self, kept, plays)
+        left += starved
+        return starved
+
+    def answers() -> list[object]:
+        found = [best_exit(start, SearchContext(start.base.variant), **question) for start, question in asked]  # type: ignore[arg-type]
+        return [None if e is None else (e.margin, e.bonus, [a.text for a in e.actions]) for e in found]
+
+    monkeypatch.setattr(exits._ExitSearch, "wild_starved", counted)
+    starved = answers()
+    monkeypatch.setattr(exits._ExitSearch, "wild_starved", lambda self, kept, plays: False)
+    plain = answers()
+    assert starved == plain
+    assert any(answer is not None for answer in plain)
+    assert left > 0
+
+
+def test_a_wild_thrown_spares_no_wild_where_every_natural_is_of_one_suit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the natural cards held are all of one suit, that suit's part of the bound is
+    worked out keeping one of its own cards for the discard; a way out throwing a wild
+    lays them all. p1 holds 2c 6h 7c 8c: 6h on the hearts run and 7c 8c on the clubs run
+    (a clean canasta) go out throwing the 2c, 4 points better than laying the 2c for the
+    6h and throwing the 6h. The bound must not take the wild thrown for one fewer to lay
+    (it once did, and found only the second way)."""
+    table = build("brasil", ["9c Tc Jc Qc Kc 3h 4h 5h 2c 7c 8c", "Ad As Ah"], stock="Kd 9s 6h").state()
+    play(table, "p1 draw", "p1 meld 9c Tc Jc Qc Kc", "p1 meld 3h 4h 5h", "p1 discard Kd", "p2 draw", "p2 discard 9s", "p1 draw")
+    monkeypatch.setattr(exits, "WILD_AFTER", 0)
+    found = best_exit(Start.after(table), SearchContext(table.variant))
+    assert found is not None and found.bonus == 200
+    assert [a.text for a in found.actions] == ["p1 add m2 6h", "p1 add m1 8c 7c", "p1 discard 2c"]
+    monkeypatch.setattr(exits._ExitSearch, "wild_starved", lambda self, kept, plays: False)
+    plain = best_exit(Start.after(table), SearchContext(table.variant))
+    assert plain is not None and (plain.margin, plain.actions) == (found.margin, found.actions)
 
 
 @pytest.mark.parametrize("variant_id,seed", [("abierto-sucio", 4), ("burraco-106", 2), ("cerrado", 3), ("brasil", 1)])
