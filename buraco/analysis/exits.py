@@ -262,6 +262,8 @@ class _ExitSearch:
         self.cap = 1 << 30  # a bound on any line's canasta bonus, from the search's start (prepare)
         self.prepared = False
         self.constant = 0  # what the margin bound adds to the bonus, less the card thrown (prepare_constants)
+        self.others: list[tuple[int, int]] = []  # the other sides and their scores, as the constant reads them
+        self.own_spoiled = 0  # the constant before the best other side's score is taken off
         self.offers: list[tuple[tuple[Action, ...], tuple[int, int] | None]] = []  # for _Remembered
         self.bounds: tuple[int, int] | None = None  # the bounds good_enough last worked out
         self.counted: int | None = None  # the bound from card counts quickly_beaten just worked out
@@ -306,7 +308,7 @@ class _ExitSearch:
             # From before the draw step: the penalty for a dead pile "taken but never played
             # from" (rules.md 3) is in the scores above, and the draw step lifts it.
             own += variant.penalty_dead_unplayed
-        others = [s.total for i, s in enumerate(scores) if i != walk.side]
+        others = [(i, s.total) for i, s in enumerate(scores) if i != walk.side]
         spoil = 0
         root_hand = walk.start.hand
         if variant.lay_off_anyone and any(root_hand[w] for w in WILD_CODES):
@@ -316,7 +318,18 @@ class _ExitSearch:
                 if other != walk.side:
                     clean = sum(1 for m in base.melds if m.side == other and m.kind(variant) not in (None, DIRTY))
                     spoil = max(spoil, min(wilds, clean) * drop)
-        self.constant = own - (max(others) - spoil if others else 0)
+        self.others = others
+        self.own_spoiled = own + spoil
+        self.constant = own - (max(total for _, total in others) - spoil if others else 0)
+
+    def margin_constant(self) -> int:
+        """:attr:`constant` at the table the walk stands at: the best other side's score
+        raised by the canasta bonus the line's lay-offs gave its melds so far (a wild
+        could spoil one later, as the constant allows for already)."""
+        gained = self.walk.gained
+        if not any(gained) or not self.others:
+            return self.constant
+        return self.own_spoiled - max(total + max(0, gained[side]) for side, total in self.others)
 
     def may_qualify(self) -> bool:
         """:meth:`~.search.CountedTable.may_qualify` at the table the walk stands at."""
@@ -367,7 +380,7 @@ class _ExitSearch:
             thrown = 0
         else:
             thrown = min(map(values.__getitem__, compress(range(CARD_KINDS), walk.hand)))
-        return self.constant + (min(self.cap, walk.bonus_bound()) if bonus is None else bonus) - thrown
+        return self.margin_constant() + (min(self.cap, walk.bonus_bound()) if bonus is None else bonus) - thrown
 
     def key(self, kept: int) -> tuple[object, ...]:
         """The table as a transposition key, the melds no card left in hand can change told
@@ -686,7 +699,7 @@ class _ExitSearch:
             if self.margin_to_beat is not None and (self.best is not None or not self.find_open):
                 target = max(target, self.margin_to_beat)
             bonus = min(self.cap, bounds[1] if bounds is not None else walk.bonus_bound())
-            limit = self.constant + bonus - target
+            limit = self.margin_constant() + bonus - target
             only = [card for card in held if values[card] < limit]
             if len(only) <= CHEAP_MAX:
                 return only, False

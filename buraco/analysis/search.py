@@ -830,6 +830,9 @@ class Walk(CountedTable):
         self.obligation = start.obligation
         self.met = start.obligation is None
         self.bonus = bonuses[self.side]
+        # The canasta bonus each other side's melds gained from the line's lay-offs on them
+        # (brasil lays off on anyone's melds): a way out's margin bound reads it.
+        self.gained: tuple[int, ...] = (0,) * len(base.sides)
         self.nodes = 0
         self.seen: set[tuple[object, ...]] = set()
         suits, ranks, self._wilds = start.counts()
@@ -1000,7 +1003,7 @@ class Walk(CountedTable):
 
     # --- plays on the light table
 
-    def lay_off(self, index: int, play: LayOff) -> tuple[int, MeldState, bool, int]:
+    def lay_off(self, index: int, play: LayOff) -> tuple[int, MeldState, bool, int, tuple[int, ...]]:
         """Lay ``play`` off on melds[index]; returns what :meth:`undo` needs."""
         meld = self.melds[index]
         self._spend(play.laid, -1)
@@ -1008,18 +1011,24 @@ class Walk(CountedTable):
         if meld.shape.is_run and founding:
             founding = moved_founding(founding, play)  # type: ignore[arg-type]
         after = MeldState(meld.number, play.shape, meld.side, meld.owner, founding)
-        was_met, was_bonus = self.met, self.bonus
+        was_met, was_bonus, was_gained = self.met, self.bonus, self.gained
         if meld.side == self.side:
             self.bonus += self.meld_bonus(after) - self.meld_bonus(meld)
+        else:
+            change = self.meld_bonus(after) - self.meld_bonus(meld)
+            if change:
+                gained = list(was_gained)
+                gained[meld.side] += change
+                self.gained = tuple(gained)
         if not self.met and self.obligation is not None:
             target = TableMeld(meld.number, meld.shape, meld.side, meld.owner, meld.founding)
             self.met = self.start.base.add_meets_obligation(self.obligation, target, play.shape, play.laid)
         self.melds[index] = after
         self.line.append(_play_action(self.seat, meld.number, play.tokens))
-        return index, meld, was_met, was_bonus
+        return index, meld, was_met, was_bonus, was_gained
 
-    def undo_lay_off(self, play: LayOff, undo: tuple[int, MeldState, bool, int]) -> None:
-        index, meld, self.met, self.bonus = undo
+    def undo_lay_off(self, play: LayOff, undo: tuple[int, MeldState, bool, int, tuple[int, ...]]) -> None:
+        index, meld, self.met, self.bonus, self.gained = undo
         self.melds[index] = meld
         self._spend(play.laid, 1)
         self.line.pop()

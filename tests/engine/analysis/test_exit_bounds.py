@@ -10,7 +10,7 @@ import pytest
 from buraco.actions import TAKE, Action, take_action
 from buraco.analysis import exits, turns
 from buraco.analysis.exits import best_exit, dead_cards_of, may_go_out
-from buraco.analysis.search import Budget, SearchContext, SearchCut, Start, Walk
+from buraco.analysis.search import Budget, Exit, SearchContext, SearchCut, Start, Walk
 from buraco.analysis.turns import played_turns
 from buraco.rules import VARIANTS
 from buraco.selfplay import play_match
@@ -227,15 +227,27 @@ def _exits_asked(variant_id: str, seeds: range, players: int) -> list[tuple[Star
     return asked
 
 
+def _verdict(found: Exit | None, question: dict[str, object]) -> object:
+    """What an exit search's answer tells its caller: the way out, line and margin, where
+    it beats the margin asked to beat; else only whether going out is open (find open),
+    or nothing. (A way out found on the way that beats nothing asked for is any of them.)"""
+    beat = question.get("margin_to_beat")
+    if found is None:
+        return None
+    if beat is not None and found.margin <= beat:  # type: ignore[operator]
+        return "open" if question.get("find_open") else None
+    return (found.margin, found.bonus, [a.text for a in found.actions])
+
+
 @pytest.mark.parametrize("variant_id,seeds,players", [("brasil", range(4), 2), ("cerrado-sucio", range(6), 2), ("fechado-stbl", range(6), 2)])
 def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
     variant_id: str, seeds: range, players: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The bound after spending the wilds the hand must spend (``_ExitSearch.wild_starved``),
-    asked at every table of every search, gives the same answer, line and margin, as the
-    search without it, to every exit search the analysis of self-play hands asks (whole,
-    to beat a margin, to find open: where only whether some exit exists is bounded). And
-    it does leave tables."""
+    asked at every table of every search, tells the same (:func:`_verdict`: the way out,
+    line and margin) as the search without it, to every exit search the analysis of
+    self-play hands asks (whole, to beat a margin, to find open: where only whether some
+    exit exists is bounded). And it does leave tables."""
     monkeypatch.setattr(exits, "WILD_AFTER", 0)
     asked = _exits_asked(variant_id, seeds, players)
     left = 0
@@ -248,8 +260,7 @@ def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
         return starved
 
     def answers() -> list[object]:
-        found = [best_exit(start, SearchContext(start.base.variant), **question) for start, question in asked]  # type: ignore[arg-type]
-        return [None if e is None else (e.margin, e.bonus, [a.text for a in e.actions]) for e in found]
+        return [_verdict(best_exit(start, SearchContext(start.base.variant), **question), question) for start, question in asked]  # type: ignore[arg-type]
 
     monkeypatch.setattr(exits._ExitSearch, "wild_starved", counted)
     starved = answers()
@@ -258,6 +269,34 @@ def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
     assert starved == plain
     assert any(answer is not None for answer in plain)
     assert left > 0
+
+
+@pytest.mark.parametrize("seeds,players", [(range(4), 2), (range(4), 4)])
+def test_the_bonus_given_to_other_players_leaves_no_better_exit(seeds: range, players: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The margin bound that counts the canasta bonus a line's lay-offs gave other
+    players' melds (brasil) tells the same (:func:`_verdict`) as the bound from the scores
+    the turn started at, to every exit search the analysis of brasil self-play hands asks;
+    and it does lower the bound somewhere."""
+    asked = _exits_asked("brasil", seeds, players)
+    lowered = 0
+    original = exits._ExitSearch.margin_constant
+
+    def counted(self: exits._ExitSearch) -> int:
+        nonlocal lowered
+        constant = original(self)
+        lowered += constant < self.constant
+        return constant
+
+    def answers() -> list[object]:
+        return [_verdict(best_exit(start, SearchContext(start.base.variant), **question), question) for start, question in asked]  # type: ignore[arg-type]
+
+    monkeypatch.setattr(exits._ExitSearch, "margin_constant", counted)
+    given = answers()
+    monkeypatch.setattr(exits._ExitSearch, "margin_constant", lambda self: self.constant)
+    plain = answers()
+    assert given == plain
+    assert any(answer is not None for answer in plain)
+    assert lowered > 0
 
 
 def test_a_wild_thrown_spares_no_wild_where_every_natural_is_of_one_suit(monkeypatch: pytest.MonkeyPatch) -> None:
