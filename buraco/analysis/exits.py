@@ -761,7 +761,7 @@ class _ExitSearch:
         that meld (see :meth:`most_constrained`). Where all its plays are runs of its
         suit, or all sets of its rank, that suit's runs (or that rank's sets) get a wild;
         each such suit or rank its own. The parts of
-        :meth:`~.search.CountedTable.split_parts` then share the wilds left, each adding
+        :meth:`~.search.Walk.split_parts` then share the wilds left, each adding
         what one wild adds to it or what more add (:func:`_most_with_wilds`); a wild
         thrown is not laid. Before the discard is chosen, each kind of discard is bounded
         apart: a wild (one fewer to lay), the one card that alone asks a suit or rank for
@@ -825,8 +825,7 @@ class _ExitSearch:
             return all(len(asking) - (spared is not None) > left for _, left, spared in choices)
         if not asking and all(left == wilds for _, left, _spared in choices):
             return False  # the bound suit by suit as it is (split_beaten)
-        base, increases = walk.split_parts()
-        one_wild = {part: walk.one_wild_increase(part) if part < SETS_PART and increase else increase for part, increase in increases.items()}
+        base, increases, one_wild = walk.split_parts(one_wild=True)
         for thrown, left, spared in choices:
             needs = dict.fromkeys(increases, 0)
             for run, suit_or_rank in asking:
@@ -922,21 +921,19 @@ def _most_with_wilds(parts: Sequence[tuple[int, int, int]], wilds: int) -> int |
     >>> _most_with_wilds([(1, 0, 100), (2, 0, 0)], 2) is None
     True
     """
-    # best[w]: the most the parts so far add with at most w wilds (None: their musts ask more)
-    best: list[int | None] = [0] * (wilds + 1)
+    # best[w]: the most the parts so far add with at most w wilds (below 0: their musts ask more)
+    best = [0] * (wilds + 1)
     for must, one, more in parts:
-        after: list[int | None] = [None] * (wilds + 1)
-        for given in range(must, wilds + 1):
+        after = [_UNREACHED] * (wilds + 1)
+        for given in range(must, max(must, 2) + 1):  # more wilds than two (or than its must) add no more
             gain = 0 if given == 0 else one if given == 1 else more
             for used in range(given, wilds + 1):
-                before = best[used - given]
-                if before is not None and (after[used] is None or before + gain > after[used]):  # type: ignore[operator]
-                    after[used] = before + gain
-            if given >= 2:
-                break  # more wilds add no more than two
+                after[used] = max(after[used], best[used - given] + gain)
         best = after
-    found = [b for b in best if b is not None]
-    return max(found) if found else None
+    return best[wilds] if best[wilds] >= 0 else None
+
+
+_UNREACHED: Final = -(1 << 40)  # _most_with_wilds: more wilds asked for than there are
 
 
 def _leads_to_no_exit(play: LayOff | NewMeld, kept: int, hand: Sequence[int], left: int, by_meld: bool) -> bool:

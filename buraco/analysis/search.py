@@ -590,7 +590,7 @@ def _count_in(suits: list[int], ranks: list[int], wilds: int, cards: Sequence[in
     return wilds
 
 
-SETS_PART: Final = 4  # the sets' part in CountedTable.split_parts (the runs': their suit)
+SETS_PART: Final = 4  # the sets' part in Walk.split_parts (the runs': their suit)
 
 
 class CountedTable:
@@ -1120,17 +1120,21 @@ class Walk(CountedTable):
         one card cannot go to two runs, nor one wild to two parts. Remembered per suit by
         the suit's runs and the hand's cards of that suit and wilds: a play on another suit
         leaves it as it is."""
-        total, increases = self.split_parts()
+        total, increases, _ = self.split_parts()
         return total + sum(sorted(increases.values(), reverse=True)[:self._wilds])
 
-    def split_parts(self) -> tuple[int, dict[int, int]]:
+    def split_parts(self, one_wild: bool = False) -> tuple[int, dict[int, int], dict[int, int]]:
         """What :meth:`split_bound` adds up: the side's bonus with each part at its bound
         without wilds, and the increase wilds in hand bring to each part that could gain
         (by part: a suit's runs 0 to 3, the sets :data:`SETS_PART`; none where no wild is
-        held, the parts then at their bounds)."""
+        held, the parts then at their bounds). With ``one_wild``, also the most one wild
+        of the hand (any kind held) adds to each part: for a suit's runs it may be less
+        than the increase, where their best asks for the suit's 2 as a natural and another
+        wild besides (the sets' part: its increase)."""
         suits, ranks, wilds = self._suits, self._ranks, self._wilds  # read, not changed
         total = self.bonus
         increases: dict[int, int] = {}
+        single: dict[int, int] = {}
         bare: list[int] | None = None
         if wilds:
             bare = list(self.hand)
@@ -1149,6 +1153,14 @@ class Walk(CountedTable):
             without = self._suit_gain(suit, runs, bare)
             total += without
             increases[suit] = gain - without
+            if one_wild and gain > without:
+                most = 0
+                for w in WILD_CODES:
+                    if self.hand[w]:
+                        bare[w] = 1
+                        most = max(most, self._suit_gain(suit, runs, bare) - without)
+                        bare[w] = 0
+                single[suit] = most
         # The sets, one more part: the side's sets at their bounds and new set canastas,
         # with every wild in hand and (where any is held) with none, like each suit.
         variant = self.variant
@@ -1174,31 +1186,13 @@ class Walk(CountedTable):
                 clean = sum(1 for r in (1, *range(3, 14)) if ranks[r] >= 7)
                 without += canasta_bonus(CLEAN, variant) * min(clean, self.size // 7)
         if bare is None:
-            return total + with_wilds, increases
+            return total + with_wilds, increases, single
         # Not the whole part as an increase: a part that needs no wild must not compete
         # with the others for the wilds (a K set made clean by three Ks beside a run made
         # clean by its suit's 2, with one wild in hand, was bounded at one of the two).
         total += without
-        increases[SETS_PART] = with_wilds - without
-        return total, increases
-
-    def one_wild_increase(self, suit: int) -> int:
-        """The most one wild of the hand (any kind held) adds to what the side's runs of
-        ``suit`` could gain without any (:meth:`split_parts`' increase, given one wild:
-        it may be less, where the part's best asks for its suit's 2 as a natural and
-        another wild besides)."""
-        bare = list(self.hand)
-        for w in WILD_CODES:
-            bare[w] = 0
-        runs = tuple([(i, self.melds[i].shape, self.melds[i].founding) for i in self._slots.get(suit, ())])
-        without = self._suit_gain(suit, runs, bare)
-        best = 0
-        for w in WILD_CODES:
-            if self.hand[w]:
-                bare[w] = 1
-                best = max(best, self._suit_gain(suit, runs, bare) - without)
-                bare[w] = 0
-        return best
+        increases[SETS_PART] = single[SETS_PART] = with_wilds - without
+        return total, increases, single
 
     def _suit_gain(self, suit: int, runs: tuple[tuple[int, Shape, int], ...], hand: list[int]) -> int:
         """The most the side's runs of ``suit`` (and new runs of it) could gain from ``hand``
