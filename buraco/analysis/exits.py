@@ -242,6 +242,9 @@ def exit_bound(start: Start, context: SearchContext) -> int:
 _ClosedWorth = tuple[bool, "tuple[object, ...] | None", str, int, bool, int, MeldState]
 
 
+Unit = tuple[bool, int]  # wild_starved: a suit's runs (True, suit) or a rank's sets (False, rank)
+
+
 class _ExitSearch:
     def __init__(
         self, walk: Walk, most_bonus: bool, bonus_to_beat: int = -1, margin_to_beat: int | None = None, find_open: bool = False,
@@ -760,20 +763,22 @@ class _ExitSearch:
         places it by one of its plays from here, merged with the line's other plays onto
         that meld (see :meth:`most_constrained`). Where all its plays are runs of its
         suit, or all sets of its rank, that suit's runs (or that rank's sets) get a wild;
-        each such suit or rank its own. The parts of
+        each such suit or rank its own. Where its plays are runs of its suit and sets of
+        its rank, one of the two gets it, each way bounded (:func:`_asked_units`). The parts of
         :meth:`~.search.Walk.split_parts` then share the wilds left, each adding
         what one wild adds to it or what more add (:func:`_most_with_wilds`); a wild
         thrown is not laid. Before the discard is chosen, each kind of discard is bounded
         apart: a wild (one fewer to lay), the one card that alone asks a suit or rank for
-        a wild (which it then spares), the cheapest other card. ``plays``: this table's,
-        by card."""
+        a wild (which it then spares), a card asking either (likewise), the cheapest other
+        card. ``plays``: this table's, by card."""
         walk = self.walk
         hand = walk.hand
         wilds = walk._wilds
         if not wilds:
             return False  # a card only a wild could place has no play: two_dead_cards' case
-        asking: dict[tuple[bool, int], list[int]] = {}  # (run?, suit or rank) -> the cards that ask it for a wild, a copy each
+        asking: dict[Unit, list[int]] = {}  # (run?, suit or rank) -> the cards that ask it for a wild, a copy each
         dead: list[int] = []  # the cards no play holds (a copy each): the discard, where one
+        either: list[tuple[int, int, tuple[Unit, Unit]]] = []  # the cards asking a wild of their suit's runs or of their rank's sets
         with_sets = plays.with_sets
         values = walk.variant.card_values
         cheapest_natural = -1
@@ -794,9 +799,11 @@ class _ExitSearch:
             on_set = with_sets and (
                 card in plays.set_table(rank).with_card or any(card in plays.lay_off_table(i) for i in plays.sets.get(rank, ()))
             )
-            if on_run == on_set:
-                if not on_run:
-                    dead.extend([card] * copies)
+            if on_run and on_set:  # its wild goes to its suit's runs or to its rank's sets
+                either.append((card, copies, ((True, suit), (False, rank))))
+                continue
+            if not (on_run or on_set):
+                dead.extend([card] * copies)
                 continue
             asking.setdefault((True, suit) if on_run else (False, rank), []).extend([card] * copies)
         if dead and (kept >= 0 or len(dead) > 1):
@@ -806,8 +813,9 @@ class _ExitSearch:
         # its own cards for the discard, which a wild thrown spares: there the wild counts.
         thrown_wild = 1 if suits_held & (suits_held - 1) else 0
         to_beat = not (self.best is None and (self.margin_to_beat is None or self.find_open) and not (self.most_bonus and self.bonus_to_beat >= 0))
-        # The discards to bound apart: (the card thrown, the wilds left to lay, the suit or rank it spares).
-        choices: list[tuple[int, int, tuple[bool, int] | None]]
+        # The discards to bound apart: (the card thrown, the wilds left to lay, the suit or
+        # rank it spares, or the card of either it is).
+        choices: list[tuple[int, int, Unit | int | None]]
         if kept >= 0:
             choices = [(kept, wilds - thrown_wild if IS_WILD_KIND[kept] else wilds, None)]
         elif dead:
@@ -816,25 +824,26 @@ class _ExitSearch:
             wild_kinds = [w for w in WILD_CODES if hand[w]]
             choices = [(min(wild_kinds, key=values.__getitem__), wilds - thrown_wild, None)]
             choices.extend((cards[0], wilds, unit) for unit, cards in asking.items() if len(cards) == 1)
+            choices.extend((card, wilds, card) for card, copies, _units in either if copies == 1)
             if cheapest_natural >= 0:
                 choices.append((cheapest_natural, wilds, None))
             if walk.variant.out_by_meld:
                 choices.append((-1, wilds, None))  # the last card melded, none thrown
         if not to_beat:
             # Nothing to beat yet: only whether some discard leaves a wild for each that asks one.
-            return all(len(asking) - (spared is not None) > left for _, left, spared in choices)
-        if not asking and all(left == wilds for _, left, _spared in choices):
+            return all(min(map(len, _asked_units(asking, either, spared))) > left for _, left, spared in choices)
+        if not asking and not either and all(left == wilds for _, left, _spared in choices):
             return False  # the bound suit by suit as it is (split_beaten)
         base, increases, one_wild = walk.split_parts(one_wild=True)
         for thrown, left, spared in choices:
-            needs = dict.fromkeys(increases, 0)
-            for run, suit_or_rank in asking:
-                if (run, suit_or_rank) != spared:
+            for units in _asked_units(asking, either, spared):
+                needs = dict.fromkeys(increases, 0)
+                for run, suit_or_rank in units:
                     part = suit_or_rank if run else SETS_PART
                     needs[part] = needs.get(part, 0) + 1
-            most = _most_with_wilds([(needs[part], one_wild.get(part, 0), increases.get(part, 0)) for part in needs], left)
-            if most is not None and not self.beaten(min(base + most, self.cap), thrown, self.best):
-                return False
+                most = _most_with_wilds([(needs[part], one_wild.get(part, 0), increases.get(part, 0)) for part in needs], left)
+                if most is not None and not self.beaten(min(base + most, self.cap), thrown, self.best):
+                    return False
         return True
 
     def beaten_after(self, kind: str, index: int, play: LayOff | NewMeld, kept: int, left: int, by_meld: bool) -> bool:
@@ -909,6 +918,40 @@ class _ExitSearch:
         founding = moved_founding(meld.founding, play) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
         change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
         return change if meld.side == walk.side else -change
+
+
+def _asked_units(
+    asking: dict[Unit, list[int]], either: Sequence[tuple[int, int, tuple[Unit, Unit]]], spared: Unit | int | None,
+) -> set[frozenset[Unit]]:
+    """The ways the units (a suit's runs, a rank's sets) that must get a wild from the hand
+    may stand, as :meth:`_ExitSearch.wild_starved` reads them: each unit ``asking`` names
+    (but the one ``spared``: the discard was its only card), and for each card of
+    ``either`` (card, copies, its two units; not the discard ``spared`` where it was its
+    only copy) one of its two units, unless one already must. Cards asking one unit share
+    its wild: fewer wilds asked for, a bound no lower. Only the first :data:`EITHER_MAX`
+    such cards are read (the others ask for nothing: the bound is no lower).
+
+    >>> hearts, spades, queens = (True, 2), (True, 3), (False, 12)
+    >>> sorted(map(sorted, _asked_units({hearts: [30]}, [(46, 1, (spades, queens))], None)))
+    [[(False, 12), (True, 2)], [(True, 2), (True, 3)]]
+    >>> _asked_units({queens: [44]}, [(46, 1, (spades, queens))], None) == {frozenset([queens])}
+    True
+    >>> _asked_units({hearts: [30]}, [(46, 1, (spades, queens))], 46) == {frozenset([hearts])}
+    True
+    """
+    ways = {frozenset(unit for unit in asking if unit != spared)}
+    for card, copies, (one, other) in either[:EITHER_MAX]:
+        if card == spared and copies == 1:
+            continue
+        ways = {
+            way if one in way or other in way else added
+            for way in ways
+            for added in ((way | {one}), (way | {other}))
+        }
+    return ways
+
+
+EITHER_MAX: Final = 4  # _asked_units: the cards asking a wild of either of two units that are read
 
 
 def _most_with_wilds(parts: Sequence[tuple[int, int, int]], wilds: int) -> int | None:

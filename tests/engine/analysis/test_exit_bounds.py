@@ -179,7 +179,10 @@ def test_looking_ahead_past_cards_only_a_wild_can_place_leaves_no_better_exit(mo
     """The look-ahead (``_ExitSearch.hungry_beaten``), asked at every table of every search
     rather than only in long ones, finds the same exit as the search without it, from
     every take of a whole pile of 8 cards or more in four brasil hands (where a set cannot
-    be a canasta, so a wild spent on one is lost to the bonus); and it does leave tables."""
+    be a canasta, so a wild spent on one is lost to the bonus); and it does leave tables.
+    The bound from the wilds cards ask for (``wild_starved``, asked before it) is not asked
+    here: in these hands it leaves every table the look-ahead would."""
+    monkeypatch.setattr(exits, "WILD_AFTER", 1 << 30)
     monkeypatch.setattr(exits, "HUNGRY_AFTER", 0)
     monkeypatch.setattr(exits, "HUNGRY_TRIAL", 1 << 30)
     starts = []
@@ -269,6 +272,39 @@ def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
     assert starved == plain
     assert any(answer is not None for answer in plain)
     assert left > 0
+
+
+def test_a_card_asking_a_wild_of_its_runs_or_of_its_sets_leaves_no_better_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A natural card whose every play holds a wild from the hand, some on runs of its suit
+    and some on sets of its rank, asks one of the two for a wild (``_asked_units``). Asked
+    at every table of every exit search the analysis of brasil self-play hands asks, the
+    bound tells the same (:func:`_verdict`) as the search without it, and such cards leave
+    tables the bound without them does not."""
+    monkeypatch.setattr(exits, "WILD_AFTER", 0)
+    asked = _exits_asked("brasil", range(6), 2)
+    original = exits._ExitSearch.wild_starved
+    left = 0
+
+    def counted(self: exits._ExitSearch, kept: int, plays: exits._TablePlays) -> bool:
+        nonlocal left
+        starved = original(self, kept, plays)
+        left += starved
+        return starved
+
+    def answers() -> list[object]:
+        return [_verdict(best_exit(start, SearchContext(start.base.variant), **question), question) for start, question in asked]  # type: ignore[arg-type]
+
+    monkeypatch.setattr(exits._ExitSearch, "wild_starved", counted)
+    with_either = answers()
+    left_with_either = left
+    left = 0
+    monkeypatch.setattr(exits, "EITHER_MAX", 0)
+    without_either = answers()
+    monkeypatch.setattr(exits._ExitSearch, "wild_starved", lambda self, kept, plays: False)
+    plain = answers()
+    assert with_either == without_either == plain
+    assert any(answer is not None for answer in plain)
+    assert left_with_either > left
 
 
 @pytest.mark.parametrize("seeds,players", [(range(4), 2), (range(4), 4)])
