@@ -27,7 +27,7 @@ from itertools import compress
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action
-from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF
+from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
 from ..melds import (
     CLEAN,
     DIRTY,
@@ -242,6 +242,35 @@ def exit_bound(start: Start, context: SearchContext) -> int:
 _ClosedWorth = tuple[bool, "tuple[object, ...] | None", str, int, bool, int, MeldState]
 
 
+def wild_blind(meld: MeldState) -> MeldState:
+    """``meld`` with its wild written as a joker where which wild it holds changes nothing
+    from here on: any wild of a set, and in a run any but the run's own 2. Such a wild never
+    becomes the natural card (only a 2 of the run's suit does), moves only as a joker would
+    where wilds move (rules.md 2), and leaves the canasta dirty alike; the cards laid in a
+    turn score for the player whichever meld holds them. So two tables whose hands are the
+    same and whose melds differ only in which such wilds they hold have the same ways out
+    from there on, worth the same: the going-out search walks one of them (in brasil's
+    slowest hand, a line laying a joker, the 2c or the 2h for one wild was walked three
+    times). A meld with no wild, or whose wild is a joker or the run's own 2, is itself.
+
+    >>> from buraco.cards import parse_cards
+    >>> from buraco.melds import Shape
+    >>> spades = Shape(True, 3, 0, 10, tuple(parse_cards("Ts 2c Qs")), 1)
+    >>> wild_blind(MeldState(4, spades, 0, 1, 0)).shape.cards == tuple(parse_cards("Ts JK Qs"))
+    True
+    >>> clubs = Shape(True, 0, 0, 10, tuple(parse_cards("Tc 2c Qc")), 1)  # its own 2: may matter
+    >>> wild_blind(MeldState(4, clubs, 0, 1, 0)).shape is clubs
+    True
+    """
+    shape = meld.shape
+    wild = shape.cards[shape.wild_index]
+    if wild == JOKER_CODE or (shape.is_run and wild == card_of(2, shape.suit)):
+        return meld
+    cards = list(shape.cards)
+    cards[shape.wild_index] = CARDS[JOKER_CODE]
+    return meld._replace(shape=shape._replace(cards=tuple(cards)))
+
+
 Unit = tuple[bool, int]  # wild_starved: a suit's runs (True, suit) or a rank's sets (False, rank)
 
 
@@ -274,6 +303,7 @@ class _ExitSearch:
         self.hungry = [0, 0]  # tables hungry_beaten was asked of, and left
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[tuple[bool, ...] | None, dict[int, _ClosedWorth]] = {}  # see key
+        self._blinds: dict[int, tuple[MeldState, MeldState]] = {}  # key: a meld's id -> (wild_blind of it, the meld, kept alive)
         # The plays of the table the search starts at, as two_dead_cards read them there
         # (on the start's own walk, never played on): every visit before the line's first
         # play stands at that table (a card kept back for the discard changes no play),
@@ -393,7 +423,8 @@ class _ExitSearch:
         count on it, and the kinds a lone wild of each kind would leave (None: it takes
         none); one that can take no wild, by its side's sum of bonus only (and whether the
         player's own may count for going out). Tables alike in that are worth alike from
-        here, whichever way their melds were laid."""
+        here, whichever way their melds were laid. The other melds count as they stand,
+        but which wild a meld holds only where that can matter (:func:`wild_blind`)."""
         walk = self.walk
         suits, ranks, wilds = walk.counts()
         if kept >= 0:
@@ -414,10 +445,17 @@ class _ExitSearch:
         worths = self._closed.get(held)
         if worths is None:
             worths = self._closed[held] = {}
+        blinds = self._blinds
         for meld in walk.melds:
             shape = meld.shape
             if suits[shape.suit] if shape.is_run else ranks[shape.rank]:
-                relevant.append(meld)  # its place's number, side and owner, and its shape and founding
+                if shape.wild_index < 0:
+                    relevant.append(meld)  # its place's number, side and owner, and its shape and founding
+                    continue
+                blind = blinds.get(id(meld))
+                if blind is None:
+                    blind = blinds[id(meld)] = (wild_blind(meld), meld)
+                relevant.append(blind[0])  # the same, its wild a joker where its kind changes nothing
                 continue
             found = worths.get(id(meld))
             if found is None:
