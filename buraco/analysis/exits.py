@@ -694,9 +694,12 @@ class _ExitSearch:
             if not keep_last:
                 self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None, table)
         by_meld = walk.variant.out_by_meld
+        spared = self.laid_for_a_joker(plays, kept, left)
         for kind, index, play in plays:
             if _leads_to_no_exit(play, kept, hand, left, by_meld):
                 continue
+            if spared and id(play) in spared:
+                continue  # the same with a joker keeps a 2 back: no worse
             if kind == "add":
                 undo = walk.lay_off(index, play)  # type: ignore[arg-type]
                 self.visit(kept, came_from=table, laid=play.laid)
@@ -707,6 +710,48 @@ class _ExitSearch:
                 walk.undo_meld(play, undone)  # type: ignore[arg-type]
         if keep_last:
             self.visit(pivot, bounds, (pivot, plays) if hand[pivot] > 1 else None, table)
+
+    def laid_for_a_joker(self, plays: list[tuple[str, int, LayOff | NewMeld]], kept: int, left: int) -> set[int] | None:
+        """The plays (by id) left out because the same play laying a joker for the wild,
+        not a 2, is walked too (None: none). Where wilds never move (rules.md 2, ``fixed``),
+        the table keeping the 2 has every way out the table keeping the joker has, or a
+        better one: the 2 can take the joker's place in each later play (a wild alike, or
+        at place 2 of a run of its suit a natural 2, which makes the side's own meld
+        cleaner), and thrown it costs no more points. Not where, a natural there, the 2
+        could give another side's run a cleaner canasta than the joker would (leave it
+        clean where the joker spoils it, or make it clean where the joker makes it dirty:
+        :func:`_may_take_natural_two`), nor while the card taken from the pile is a wild
+        still to meld."""
+        walk = self.walk
+        hand = walk.hand
+        if walk.variant.wild_move != "fixed" or not hand[JOKER_CODE]:
+            return None
+        if not walk.met and walk.obligation is not None and IS_WILD_KIND[walk.obligation.card]:
+            return None
+        by_meld = walk.variant.out_by_meld
+        values = walk.variant.card_values
+        with_joker: set[tuple[str, int, Shape]] = set()
+        with_two: list[tuple[tuple[str, int, Shape], int, LayOff | NewMeld]] = []
+        for kind, index, play in plays:
+            shape = play.shape
+            place = shape.wild_index
+            if place < 0 or shape.cards[place] not in play.laid:
+                continue  # no wild, or the meld's own from before
+            wild = shape.cards[place]
+            if wild == JOKER_CODE:
+                if not _leads_to_no_exit(play, kept, hand, left, by_meld):
+                    with_joker.add((kind, index, shape))
+            elif values[wild] <= values[JOKER_CODE]:  # thrown, the 2 costs no more
+                cards = list(shape.cards)
+                cards[place] = CARDS[JOKER_CODE]
+                with_two.append(((kind, index, shape._replace(cards=tuple(cards))), SUIT_OF[wild], play))
+        if not with_joker:
+            return None
+        side = walk.side
+        return {
+            id(play) for same, suit, play in with_two
+            if same in with_joker and not any(m.side != side and _may_take_natural_two(m.shape, suit, hand) for m in walk.melds)
+        }
 
     def discard_order(self, pivot: int, bounds: tuple[int, int] | None) -> tuple[list[int] | None, bool]:
         """How a table with no card kept back for the discard keeps one, where the search
@@ -1015,6 +1060,26 @@ def _most_with_wilds(parts: Sequence[tuple[int, int, int]], wilds: int) -> int |
 
 
 _UNREACHED: Final = -(1 << 40)  # _most_with_wilds: more wilds asked for than there are
+
+
+def _may_take_natural_two(shape: Shape, suit: int, hand: Sequence[int]) -> bool:
+    """Could ``shape``, a meld on the table, come to take the 2 of ``suit`` at place 2 as a
+    natural this turn? A run of that suit with no wild, whose low end is 3 or whose cards
+    below it down to 3 are all in ``hand`` (a wild there would be its one wild).
+
+    >>> from buraco.cards import parse_cards
+    >>> from buraco.melds import Shape
+    >>> hand = [0] * 53
+    >>> for code in parse_cards("3c 4c"):
+    ...     hand[code] += 1
+    >>> _may_take_natural_two(Shape(True, 0, 0, 5, tuple(parse_cards("5c 6c 7c")), -1), 0, hand)
+    True
+    >>> _may_take_natural_two(Shape(True, 0, 0, 6, tuple(parse_cards("6c 7c 8c")), -1), 0, hand)  # no 5c
+    False
+    """
+    if not shape.is_run or shape.suit != suit or shape.wild_index >= 0 or shape.low < 3:
+        return False
+    return all(hand[card_of(place, suit)] for place in range(3, shape.low))
 
 
 def _leads_to_no_exit(play: LayOff | NewMeld, kept: int, hand: Sequence[int], left: int, by_meld: bool) -> bool:
