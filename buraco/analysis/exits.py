@@ -304,6 +304,9 @@ class _ExitSearch:
         self._lone: dict[tuple[object, ...], tuple[frozenset[str | None] | None, ...]] = {}
         self._closed: dict[tuple[bool, ...] | None, dict[int, _ClosedWorth]] = {}  # see key
         self._blinds: dict[int, tuple[MeldState, MeldState]] = {}  # key: a meld's id -> (wild_blind of it, the meld, kept alive)
+        # The kinds of wild the hand holds at the search's start: with fewer than two, no two
+        # lines lay different wilds, and key need not blind the melds' wilds.
+        self.wild_kinds = sum(1 for w in WILD_CODES if walk.hand[w])
         # The plays of the table the search starts at, as two_dead_cards read them there
         # (on the start's own walk, never played on): every visit before the line's first
         # play stands at that table (a card kept back for the discard changes no play),
@@ -445,11 +448,11 @@ class _ExitSearch:
         worths = self._closed.get(held)
         if worths is None:
             worths = self._closed[held] = {}
-        blinds = self._blinds
+        blinds = self._blinds if self.wild_kinds > 1 else None
         for meld in walk.melds:
             shape = meld.shape
             if suits[shape.suit] if shape.is_run else ranks[shape.rank]:
-                if shape.wild_index < 0:
+                if blinds is None or shape.wild_index < 0:
                     relevant.append(meld)  # its place's number, side and owner, and its shape and founding
                     continue
                 blind = blinds.get(id(meld))
