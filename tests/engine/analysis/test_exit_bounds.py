@@ -5,6 +5,8 @@ visits the same tables as asking every bound after it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from buraco.actions import TAKE, Action, take_action
@@ -242,6 +244,42 @@ def _verdict(found: Exit | None, question: dict[str, object]) -> object:
     return (found.margin, found.bonus, [a.text for a in found.actions])
 
 
+def _exit_as_found(found: Exit | None, question: dict[str, object]) -> object:
+    """The way out itself, line for line, whatever was asked."""
+    return None if found is None else (found.margin, found.bonus, [a.text for a in found.actions])
+
+
+def _answers(
+    asked: list[tuple[Start, dict[str, object]]], verdict: Callable[[Exit | None, dict[str, object]], object] = _verdict,
+) -> tuple[list[object], int]:
+    """What each exit search asked tells (``verdict``), each from a new context, and the
+    tables they walked in all."""
+    found: list[object] = []
+    tables = 0
+    for start, question in asked:
+        context = SearchContext(start.base.variant)
+        found.append(verdict(best_exit(start, context, **question), question))  # type: ignore[arg-type]
+        tables += context.nodes
+    return found, tables
+
+
+def _starved_answers(asked: list[tuple[Start, dict[str, object]]]) -> tuple[list[object], int]:
+    """:func:`_answers` with ``wild_starved`` counted: the verdicts, and the tables it left."""
+    original = exits._ExitSearch.wild_starved
+    left = 0
+
+    def counted(self: exits._ExitSearch, kept: int, plays: exits._TablePlays) -> bool:
+        nonlocal left
+        starved = original(self, kept, plays)
+        left += starved
+        return starved
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(exits._ExitSearch, "wild_starved", counted)
+        found, _ = _answers(asked)
+    return found, left
+
+
 @pytest.mark.parametrize("variant_id,seeds,players", [("brasil", range(4), 2), ("cerrado-sucio", range(6), 2), ("fechado-stbl", range(6), 2)])
 def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
     variant_id: str, seeds: range, players: int, monkeypatch: pytest.MonkeyPatch
@@ -253,22 +291,9 @@ def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
     exit exists is bounded). And it does leave tables."""
     monkeypatch.setattr(exits, "WILD_AFTER", 0)
     asked = _exits_asked(variant_id, seeds, players)
-    left = 0
-    original = exits._ExitSearch.wild_starved
-
-    def counted(self: exits._ExitSearch, kept: int, plays: exits._TablePlays) -> bool:
-        nonlocal left
-        starved = original(self, kept, plays)
-        left += starved
-        return starved
-
-    def answers() -> list[object]:
-        return [_verdict(best_exit(start, SearchContext(start.base.variant), **question), question) for start, question in asked]  # type: ignore[arg-type]
-
-    monkeypatch.setattr(exits._ExitSearch, "wild_starved", counted)
-    starved = answers()
+    starved, left = _starved_answers(asked)
     monkeypatch.setattr(exits._ExitSearch, "wild_starved", lambda self, kept, plays: False)
-    plain = answers()
+    plain, _ = _answers(asked)
     assert starved == plain
     assert any(answer is not None for answer in plain)
     assert left > 0
@@ -282,29 +307,14 @@ def test_a_card_asking_a_wild_of_its_runs_or_of_its_sets_leaves_no_better_exit(m
     tables the bound without them does not."""
     monkeypatch.setattr(exits, "WILD_AFTER", 0)
     asked = _exits_asked("brasil", range(6), 2)
-    original = exits._ExitSearch.wild_starved
-    left = 0
-
-    def counted(self: exits._ExitSearch, kept: int, plays: exits._TablePlays) -> bool:
-        nonlocal left
-        starved = original(self, kept, plays)
-        left += starved
-        return starved
-
-    def answers() -> list[object]:
-        return [_verdict(best_exit(start, SearchContext(start.base.variant), **question), question) for start, question in asked]  # type: ignore[arg-type]
-
-    monkeypatch.setattr(exits._ExitSearch, "wild_starved", counted)
-    with_either = answers()
-    left_with_either = left
-    left = 0
+    with_either, left_with_either = _starved_answers(asked)
     monkeypatch.setattr(exits, "EITHER_MAX", 0)
-    without_either = answers()
+    without_either, left_without = _starved_answers(asked)
     monkeypatch.setattr(exits._ExitSearch, "wild_starved", lambda self, kept, plays: False)
-    plain = answers()
+    plain, _ = _answers(asked)
     assert with_either == without_either == plain
     assert any(answer is not None for answer in plain)
-    assert left_with_either > left
+    assert left_with_either > left_without
 
 
 @pytest.mark.parametrize("variant_id,seeds", [("brasil", range(6)), ("cerrado-sucio", range(40, 52)), ("burraco", range(40, 52))])
@@ -316,20 +326,9 @@ def test_tables_told_apart_only_by_which_wild_a_meld_holds_are_walked_once(
     2): every exit search the analysis of self-play hands asks finds the same way out, line
     for line, as with each meld keyed as it stands, and walks fewer tables."""
     asked = _exits_asked(variant_id, seeds, 2)
-
-    def answers() -> tuple[list[object], int]:
-        found: list[object] = []
-        tables = 0
-        for start, question in asked:
-            context = SearchContext(start.base.variant)
-            exit_ = best_exit(start, context, **question)  # type: ignore[arg-type]
-            found.append(None if exit_ is None else (exit_.margin, exit_.bonus, [a.text for a in exit_.actions]))
-            tables += context.nodes
-        return found, tables
-
-    blind, blind_tables = answers()
+    blind, blind_tables = _answers(asked, _exit_as_found)
     monkeypatch.setattr(exits, "wild_blind", lambda meld: meld)
-    plain, plain_tables = answers()
+    plain, plain_tables = _answers(asked, _exit_as_found)
     assert blind == plain
     assert any(answer is not None for answer in plain)
     assert blind_tables < plain_tables
@@ -344,19 +343,13 @@ def test_a_play_laying_a_2_for_a_wild_is_left_where_the_same_with_a_joker_is_wal
     of brasil's first 150 self-play hands, one of the two where this leaves a table)."""
     asked = _exits_asked("brasil", range(71, 72), 2)
 
-    def answers() -> tuple[list[object], int]:
-        found: list[object] = []
-        tables = 0
-        for start, question in asked:
-            context = SearchContext(start.base.variant)
-            verdict = _verdict(best_exit(start, context, **question), question)  # type: ignore[arg-type]
-            found.append(verdict[:2] if isinstance(verdict, tuple) else verdict)
-            tables += context.nodes
-        return found, tables
+    def margin_and_bonus(found: Exit | None, question: dict[str, object]) -> object:
+        verdict = _verdict(found, question)
+        return verdict[:2] if isinstance(verdict, tuple) else verdict
 
-    joker_first, joker_first_tables = answers()
+    joker_first, joker_first_tables = _answers(asked, margin_and_bonus)
     monkeypatch.setattr(exits._ExitSearch, "laid_for_a_joker", lambda self, plays, kept, left: None)
-    both, both_tables = answers()
+    both, both_tables = _answers(asked, margin_and_bonus)
     assert joker_first == both
     assert any(answer is not None for answer in both)
     assert joker_first_tables < both_tables
