@@ -727,8 +727,8 @@ class _ExitSearch:
         still to meld."""
         walk = self.walk
         hand = walk.hand
-        if walk.variant.wild_move != "fixed" or not hand[JOKER_CODE]:
-            return None
+        if walk.variant.wild_move != "fixed" or not hand[JOKER_CODE] or walk._wilds == hand[JOKER_CODE]:
+            return None  # no joker, or no 2 to lay in its place
         if not walk.met and walk.obligation is not None and IS_WILD_KIND[walk.obligation.card]:
             return None
         by_meld = walk.variant.out_by_meld
