@@ -166,10 +166,8 @@ def _tells(asked: Question, searched: Question, margin: int | None) -> bool | No
 HUNGRY_AFTER: Final = 1000
 HUNGRY_TRIAL: Final = 64  # tables it is asked at in any case (then see _ExitSearch.looks_ahead)
 HUNGRY_SHARE: Final = 16
-# Tables a search walks before it asks _ExitSearch.wild_starved at every table: most searches
-# end within a few tables, where the bound's cost would buy nothing. It is asked at the
-# search's first table too, where more suits and ranks asking a wild than the hand holds end
-# a search that would walk its tables to prove no way out (brasil's tail: -1.0% instructions).
+# Tables a search walks before it asks _ExitSearch.wild_starved: most searches end within a
+# few tables, where the bound's cost would buy nothing.
 WILD_AFTER: Final = 100
 CHEAP_MAX: Final = 1  # discard_order: 2 or 3 cost more (brasil's first 40 hands)
 EXIT_MEMO_SIZE: Final = 512  # exit searches a context remembers (then it forgets them all)
@@ -673,7 +671,7 @@ class _ExitSearch:
                 table = came_from.after(walk, laid)
             else:
                 table = _TablePlays(walk)
-            if (walk.nodes >= WILD_AFTER or not walk.line) and self.wild_starved(kept, table):
+            if walk.nodes >= WILD_AFTER and self.wild_starved(kept, table):
                 return
             pivot, plays = self.most_constrained(kept, table)
         if pivot < 0:
