@@ -266,9 +266,14 @@ def wild_blind(meld: MeldState) -> MeldState:
     wild = shape.cards[shape.wild_index]
     if wild == JOKER_CODE or (shape.is_run and wild == card_of(2, shape.suit)):
         return meld
+    return meld._replace(shape=_joker_for_wild(shape))
+
+
+def _joker_for_wild(shape: Shape) -> Shape:
+    """``shape`` with a joker where its wild lies (it holds one)."""
     cards = list(shape.cards)
     cards[shape.wild_index] = CARDS[JOKER_CODE]
-    return meld._replace(shape=shape._replace(cards=tuple(cards)))
+    return shape._replace(cards=tuple(cards))
 
 
 Unit = tuple[bool, int]  # wild_starved: a suit's runs (True, suit) or a rank's sets (False, rank)
@@ -357,6 +362,12 @@ class _ExitSearch:
         self.others = others
         self.own_spoiled = own + spoil
         self.constant = own - (max(total for _, total in others) - spoil if others else 0)
+
+    def has_target(self) -> bool:
+        """Has the search something a way out must beat (a best found, a margin given that
+        holds already, a bonus to beat with the most bonus asked)? Until then the bounds
+        tell only whether some way out exists."""
+        return not (self.best is None and (self.margin_to_beat is None or self.find_open) and not (self.most_bonus and self.bonus_to_beat >= 0))
 
     def margin_constant(self) -> int:
         """:attr:`constant` at the table the walk stands at: the best other side's score
@@ -745,16 +756,20 @@ class _ExitSearch:
                 if not _leads_to_no_exit(play, kept, hand, left, by_meld):
                     with_joker.add((kind, index, shape))
             elif values[wild] <= values[JOKER_CODE]:  # thrown, the 2 costs no more
-                cards = list(shape.cards)
-                cards[place] = CARDS[JOKER_CODE]
-                with_two.append(((kind, index, shape._replace(cards=tuple(cards))), SUIT_OF[wild], play))
+                with_two.append(((kind, index, _joker_for_wild(shape)), SUIT_OF[wild], play))
         if not with_joker:
             return None
         side = walk.side
-        return {
-            id(play) for same, suit, play in with_two
-            if same in with_joker and not any(m.side != side and _may_take_natural_two(m.shape, suit, hand) for m in walk.melds)
-        }
+        natural_two: dict[int, bool] = {}  # by suit: could its 2 lie as a natural on another side's run
+        spared = set()
+        for same, suit, play in with_two:
+            if same not in with_joker:
+                continue
+            if suit not in natural_two:
+                natural_two[suit] = any(m.side != side and _may_take_natural_two(m.shape, suit, hand) for m in walk.melds)
+            if not natural_two[suit]:
+                spared.add(id(play))
+        return spared
 
     def discard_order(self, pivot: int, bounds: tuple[int, int] | None) -> tuple[list[int] | None, bool]:
         """How a table with no card kept back for the discard keeps one, where the search
@@ -813,7 +828,7 @@ class _ExitSearch:
         is to be beaten, after :data:`HUNGRY_AFTER` tables, of the natural cards with at
         least one play and every play holding a wild. ``plays``: this table's, by card."""
         walk = self.walk
-        if self.best is None and (self.margin_to_beat is None or self.find_open) and not (self.most_bonus and self.bonus_to_beat >= 0):
+        if not self.has_target():
             return False
         hand = walk.hand
         left = walk.size - (1 if kept >= 0 else 0)
@@ -898,7 +913,7 @@ class _ExitSearch:
         # held are all of one suit (or none), that suit's part was bounded keeping one of
         # its own cards for the discard, which a wild thrown spares: there the wild counts.
         thrown_wild = 1 if suits_held & (suits_held - 1) else 0
-        to_beat = not (self.best is None and (self.margin_to_beat is None or self.find_open) and not (self.most_bonus and self.bonus_to_beat >= 0))
+        to_beat = self.has_target()
         # The discards to bound apart: (the card thrown, the wilds left to lay, the suit or
         # rank it spares, or the card of either it is).
         choices: list[tuple[int, int, Unit | int | None]]
