@@ -27,7 +27,7 @@ What it does, in order:
    measures verification plus the storing and sending of the analysis jobs, not the
    analysis itself.  With ``--analysis`` the workers take the analysis queue too and
    the run lasts until every analysis job (a ``records_job`` row of kind ``analyze``)
-   has finished.  After the timed window, still on the full tables: the CPU of the
+   has finished, and the jobs' time is given by rule set and player count.  After the timed window, still on the full tables: the CPU of the
    bench's own polls (a GET of each kind, 20 times) and of 400 verify messages whose
    job is done (Celery's cost of a message, plus one claim).
 5. Where the time goes: ``services.upload_create`` and ``services.match_verify``
@@ -429,6 +429,9 @@ class AnalysisStats:
     job_s_p95: float
     job_s_max: float
     findings: int
+    # The finished jobs by the match's rule set and player count, the dearest first:
+    # (rule set, players, jobs, sum of finished_at - claimed_at in seconds).
+    by_rules: tuple[tuple[str, int, int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -509,6 +512,14 @@ def fetch_one(query: str) -> tuple[Any, ...] | None:
         return connection.execute(query).fetchone()
 
 
+def fetch_all(query: str) -> list[tuple[Any, ...]]:
+    """Every row of ``query`` on the bench database, on a connection of its own."""
+    import psycopg
+
+    with psycopg.connect(DATABASE_URL) as connection:
+        return connection.execute(query).fetchall()
+
+
 def job_stats() -> JobStats:
     """Verify jobs and verdicts: a match is verified or invalid once its verify job is done
     (``Match.objects.with_status()``); the job's own timestamps time it."""
@@ -554,10 +565,17 @@ def analysis_stats() -> AnalysisStats:
         FROM records_job WHERE kind = 'analyze'
     """)
     assert row is not None
+    by_rules = fetch_all("""
+        SELECT m.variant, jsonb_array_length(m.players), count(*), sum(extract(epoch FROM j.finished_at - j.claimed_at))
+        FROM records_job j JOIN records_match m ON m.id = j.match_id
+        WHERE j.kind = 'analyze' AND j.status = 'done'
+        GROUP BY 1, 2 ORDER BY 4 DESC, 1, 2
+    """)
     return AnalysisStats(
         jobs=int(row[0]), done=int(row[1]), failed=int(row[2]), pending=int(row[3]),
         last_finished=float(row[4]) if row[4] is not None else None, job_s_sum=float(row[5]),
         job_s_median=float(row[6]), job_s_p95=float(row[7]), job_s_max=float(row[8]), findings=int(row[9]),
+        by_rules=tuple((str(v), int(p), int(n), float(t)) for v, p, n, t in by_rules),
     )
 
 
@@ -1157,6 +1175,21 @@ def verdict_rows(run: RunResult) -> list[str]:
     return rows
 
 
+def analysis_by_rules_table(run: RunResult) -> list[str]:
+    """The analysis jobs' time by rule set and player count (with ``--analysis``): which
+    matches the ingest with the analysis waits on."""
+    analysis = run.analysis
+    if run.analysis_wall_s is None or not analysis.by_rules:
+        return []
+    total = analysis.job_s_sum or 1.0
+    rows = ["The analysis jobs by rule set and players (claim -> findings stored, wall time):", "",
+            "| rule set | players | matches | sum | share | mean a match |", "|---|--:|--:|--:|--:|--:|"]
+    for variant, players, count, seconds in analysis.by_rules:
+        rows.append(f"| {variant} | {players} | {count} | {seconds:.2f} s | {seconds / total:.0%} | "
+                    f"{seconds / count * 1000:.0f} ms |")
+    return [*rows, ""]
+
+
 def split_table(title: str, split: CpuSplit, per_hand: float) -> list[str]:
     """One service call's phases, in ms a hand and as shares of the process's CPU."""
     rows = [f"{title}: this process {split.process_s * per_hand:.2f} ms a hand, its PostgreSQL backend "
@@ -1206,7 +1239,7 @@ def profile_report(profile: ProfileResult) -> list[str]:
 def print_report(args: argparse.Namespace, corpus: Corpus, engine: EngineResult, run: RunResult,
                  profile: ProfileResult | None) -> None:
     lines = [*report_header(args, corpus, run), *timing_rows(engine, run), *queue_rows(run),
-             *cpu_rows(args, engine, run), *verdict_rows(run), ""]
+             *cpu_rows(args, engine, run), *verdict_rows(run), "", *analysis_by_rules_table(run)]
     if profile is not None:
         lines += profile_report(profile)
     print("\n".join(lines))
