@@ -74,6 +74,32 @@ def test_leaving_tables_before_their_key_visits_the_same_tables(monkeypatch: pyt
     assert [c.nodes for c in contexts] == [c.nodes for c in late_contexts]
 
 
+@pytest.mark.parametrize("variant_id", ["abierto", "brasil"])
+def test_two_cards_the_counts_leave_no_play_end_the_search_before_its_walk(variant_id: str) -> None:
+    """Where the hand's counts alone leave two cards no play, best_exit answers None before
+    it makes the start's walk, with those cards kept for the shallower takes; the same
+    cards as the search's own test finds; and the search, walked anyway, finds no exit."""
+    told = 0
+    for seed in range(4):
+        for table in play_steps(variant_id, seed):
+            start = Start.after(table)
+            context = SearchContext(table.variant)
+            wild_held = start.counts()[2] > 0
+            dead, _ = exits._dead_by_counts(start, context, wild_held)
+            if sum(start.hand[card] for card in dead) < 2 or not may_go_out(start, context):
+                continue  # fewer than two, or best_exit ends before (a dead pile to take, no canasta)
+            told += 1
+            assert best_exit(start, context) is None
+            assert "_walk" not in start.__dict__  # no walk was made
+            assert dead_cards_of(start) == dead
+            walk = Walk.at(start, context)
+            assert exits._ExitSearch(walk, False).two_dead_cards() == dead
+            search = exits._ExitSearch(walk.fork(), False)
+            search.run()
+            assert search.best is None and not search.offers
+    assert told > 0
+
+
 @pytest.mark.parametrize("variant_id", ["abierto", "burraco-106", "brasil", "cerrado-sucio"])
 def test_two_cards_no_play_holds_leave_no_way_out(variant_id: str) -> None:
     """Where the quick test finds two cards that no meld or lay-off can hold, the search
