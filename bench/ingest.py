@@ -27,9 +27,10 @@ What it does, in order:
    measures verification plus the storing and sending of the analysis jobs, not the
    analysis itself.  With ``--analysis`` the workers take the analysis queue too and
    the run lasts until every analysis job (a ``records_job`` row of kind ``analyze``)
-   has finished, and the jobs' time is given by rule set and player count.  After the timed window, still on the full tables: the CPU of the
-   bench's own polls (a GET of each kind, 20 times) and of 400 verify messages whose
-   job is done (Celery's cost of a message, plus one claim).
+   has finished, and the jobs' time is given by rule set and player count.  After the
+   timed window, still on the full tables: the CPU of the bench's own polls (a GET of
+   each kind, 20 times) and of 400 verify messages whose job is done (Celery's cost of
+   a message, plus one claim).
 5. Where the time goes: ``services.upload_create`` and ``services.match_verify``
    in this process, on the same database, for ``--profile-hands`` hands, in CPU
    time of this process (each phase: inside a wrapped call) and of its PostgreSQL
