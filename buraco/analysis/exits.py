@@ -83,16 +83,15 @@ def best_exit(
         return None  # emptying the hand would pick up a dead pile, whose cards are unknown
     if most_bonus and start.bonus_bound(context) <= bonus_to_beat:
         return None  # no line from here, going out or not, holds more canasta bonus than that
-    counted = start.counted(context)
-    if not counted.may_qualify():
+    if not start.counted(context).may_qualify():
         return None
     # Two cards the counts alone leave no play end most of the searches a turn starts:
     # asked before the walk and the search are made, and before the pile's obligation
     # (either ends the search with no way out; instructions -0.5% to -1.1% in brasil,
     # abierto and burraco-106).
-    by_counts = _dead_by_counts(start, context, counted._wilds > 0)
-    dead = by_counts[0]
-    if sum(start.hand[card] for card in dead) < 2:
+    by_counts = _dead_by_counts(start, context)
+    dead = by_counts.dead if by_counts.cards >= 2 else ()
+    if not dead:
         root = Walk.at(start, context)
         search = _ExitSearch(root, most_bonus, bonus_to_beat, margin_to_beat, find_open)
         if not root.may_meet_obligation():
@@ -208,13 +207,22 @@ class _Remembered(NamedTuple):
         return None if verdict is None else verdict[0]
 
 
-def _dead_by_counts(start: Start, context: SearchContext, wild_held: bool) -> tuple[tuple[int, ...], list[int]]:
+class _DeadByCounts(NamedTuple):
+    """What :func:`_dead_by_counts` found."""
+
+    dead: tuple[int, ...]  # the kinds no play can hold by the counts, as far as two cards
+    cards: int  # the cards of them held (two copies of one kind count as two)
+    undecided: list[int]  # the kinds the counts leave open (a wild always)
+
+
+def _dead_by_counts(start: Start, context: SearchContext) -> _DeadByCounts:
     """The kinds held that no new meld and no lay-off from ``start`` can hold by the hand's
     counts alone (:func:`~.search.card_may_be_held`: no proposals read), as far as two
-    cards of them (two copies of one kind count as two); and the kinds held that the counts
-    leave undecided (a wild always). Where two are found, the undecided are not all read."""
+    cards of them, and the kinds held that the counts leave undecided. Where two are found,
+    the undecided are not all read."""
     hand = start.hand
     base = start.base
+    wild_held = start.counts()[2] > 0
     runs, sets = context.extendable(context.melds_of(base), base.side_of[start.seat])
     variant = base.variant
     dead: list[int] = []
@@ -228,7 +236,7 @@ def _dead_by_counts(start: Start, context: SearchContext, wild_held: bool) -> tu
         count += hand[card]
         if count >= 2:
             break
-    return tuple(dead), undecided
+    return _DeadByCounts(tuple(dead), count, undecided)
 
 
 def dead_cards_of(start: Start) -> tuple[int, ...]:
@@ -413,7 +421,7 @@ class _ExitSearch:
         """:meth:`~.search.CountedTable.may_qualify` at the table the walk stands at."""
         return self.walk.may_qualify()
 
-    def two_dead_cards(self, by_counts: tuple[tuple[int, ...], list[int]] | None = None) -> tuple[int, ...]:
+    def two_dead_cards(self, by_counts: _DeadByCounts | None = None) -> tuple[int, ...]:
         """The kinds of two cards of the hand (two copies of one kind count as two) that no
         new meld and no lay-off from here can hold, or () where it holds fewer. Then no exit
         exists: one of them could be the going-out discard, never both, and a card no play
@@ -424,12 +432,11 @@ class _ExitSearch:
         where read already), then the others by the plays themselves."""
         walk = self.walk
         hand = walk.hand
-        dead, undecided = by_counts or _dead_by_counts(walk.start, walk.context, walk._wilds > 0)
+        dead, count, undecided = by_counts or _dead_by_counts(walk.start, walk.context)
+        if count >= 2:
+            return dead
         plays = self.root_plays = _TablePlays(walk)
         found = list(dead)
-        count = sum(hand[card] for card in found)
-        if count >= 2:
-            return tuple(found)
         for card in undecided:
             if not plays.holds(card):
                 found.append(card)
