@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db import models
@@ -64,9 +65,22 @@ class Finding(models.Model):
     @classmethod
     def of(cls, match: Match, finding: EngineFinding) -> Finding:
         """The unsaved row of an engine finding: a column per field of the engine's value."""
-        data = finding.as_dict()
-        return cls(match_id=match.pk, players=whose(match.players, match.sides, finding.seat, finding.side),
-                   **{name: json_safe(data[name]) for name in FINDING_FIELDS})
+        return next(cls.rows_of(match, [finding]))
+
+    @classmethod
+    def rows_of(cls, match: Match, findings: Iterable[EngineFinding]) -> Iterator[Finding]:
+        """:meth:`of` for each of a match's findings, in their order. An analysis stores
+        a dozen findings a hand, and their texts are the engine's own: each is scanned for a
+        NUL at once (in its ``repr``, where one shows as an escape) rather than string by string."""
+        players: dict[tuple[int | None, int], str] = {}
+        for finding in findings:
+            data = finding.as_dict()
+            if "\\x00" in repr(data):
+                data = json_safe(data)
+            whose_key = (finding.seat, finding.side)
+            if whose_key not in players:
+                players[whose_key] = whose(match.players, match.sides, finding.seat, finding.side)
+            yield cls(match_id=match.pk, players=players[whose_key], **{name: data[name] for name in FINDING_FIELDS})
 
 
 def player_key(name: str) -> str:

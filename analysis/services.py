@@ -62,7 +62,7 @@ def findings_store(
     Job.objects.select_for_update().filter(match_id=match_id, kind=Job.Kind.ANALYZE).first()
     old = list(Finding.objects.filter(match_id=match_id).order_by("pk").values_list(*IDENTITY))
     match = Match.objects.only("pk", "players", "sides").get(pk=match_id)
-    rows_insert(Finding, (Finding.of(match, finding) for finding in findings))
+    rows_insert(Finding, Finding.rows_of(match, findings))
     if old:
         # The new rows' ids come after every old one's (one sequence; the old rows committed).
         last = old[-1][0]

@@ -3,9 +3,11 @@ the engine's analyze() finds: once, however often the job runs."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from analysis import services as analysis_services
@@ -21,6 +23,7 @@ from .helpers import (
     fast_passwords,  # noqa: F401  (a fixture)
     illegal_record,
     job_of,
+    stored_match,
     upload_one,
 )
 
@@ -132,11 +135,52 @@ def test_an_analysis_that_breaks_is_marked_failed_and_leaves_the_verdict_alone(
 
 
 def test_the_verify_task_and_the_analyze_task_run_one_after_the_other(owner: Any) -> None:
-    from .helpers import stored_match
-
     text = record_text(hands=2, seed=49, mistakes=1.0)
     match = stored_match(owner, text)
     assert analyze_match.apply(args=(match.pk,)).get() == "skipped"  # no analysis job before a verdict
     assert verify_match.apply(args=(match.pk,)).get() == "verified"
     assert analyze_match.apply(args=(match.pk,)).get() == "analysed"
     assert [f.as_dict() for f in Finding.objects.filter(match=match)] == engine_findings(text)
+
+
+COLUMNS = [field.name for field in Finding._meta.concrete_fields if field.name not in ("id", "match")]
+
+
+def test_findings_stored_by_copy_are_the_rows_bulk_create_stores(owner: Any) -> None:
+    """``records.bulk.rows_insert`` writes a plain column's int or str as it is, and lets every
+    other value go through its field; ``Finding.rows_of`` scans a finding's texts for a NUL at
+    once. Stored both ways, the same findings read back the same, a NUL included."""
+    text = record_text("brasil", players=4, hands=2, seed=46, mistakes=1.0)
+    findings = analyze(loads(text))
+    assert {f.kind for f in findings} >= {"scoring-mistake", "dangerous-discard", "missed-canasta"}
+    nul = dataclasses.replace(findings[-1], message="a\x00b", witness=(*findings[-1].witness, "p1 \x00"))
+    findings = [*findings, nul]
+    other = User.objects.create_user("bo")  # the same game, stored once an owner
+    copied, created = stored_match(owner, text), stored_match(other, text)
+    analysis_services.findings_store(match_id=copied.pk, findings=findings)
+    Finding.objects.bulk_create([Finding.of(created, finding) for finding in findings])
+
+    def stored(match: Any) -> list[tuple[Any, ...]]:
+        return list(Finding.objects.filter(match=match).order_by("pk").values_list(*COLUMNS))
+
+    assert stored(copied) == stored(created)
+    assert len(stored(copied)) == len(findings)
+    last = Finding.objects.filter(match=copied).order_by("pk").last()
+    assert last is not None and last.message == "a\ufffdb" and last.witness[-1] == "p1 \ufffd"
+
+
+def test_a_field_that_prepares_its_values_itself_is_not_plain() -> None:
+    from django.db import models
+
+    from records.bulk import plain_type
+
+    class Upper(models.CharField):  # type: ignore[type-arg]
+        def get_prep_value(self, value: Any) -> Any:
+            return str(value).upper()
+
+    class Stamped(models.IntegerField):  # type: ignore[type-arg]
+        def pre_save(self, model_instance: Any, add: bool) -> Any:
+            return 1
+
+    assert [plain_type(field) for field in (models.CharField(), models.PositiveSmallIntegerField(), models.TextField())] == [str, int, str]
+    assert [plain_type(field) for field in (Upper(), Stamped(), models.JSONField(), models.DateTimeField())] == [None] * 4
