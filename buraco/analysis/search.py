@@ -49,7 +49,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import add, itemgetter
-from typing import Final, NamedTuple, cast
+from typing import Final, Literal, NamedTuple, cast
 
 from ..actions import TAKE, Action, discard_action
 from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
@@ -846,8 +846,10 @@ class Walk(CountedTable):
             if meld.side == self.side and (self._sets_grow or meld.shape.is_run):
                 self._slots.setdefault(_slot(meld.shape), []).append(place)
         self._root_bound: int | None = None
+        self._root_cap: int | None = None
         self._obligation_plays: tuple[tuple[str, int, LayOff | NewMeld], ...] | None = None
         self._usable: bool | None = None  # may_meet_obligation
+        self._wild_parts: tuple[int, ...] | None | Literal[False] = False  # _obligation_wild_parts, False: not asked
 
     # --- what the table the search starts at allows, worked out once per start: a turn's
     # canasta and going-out searches, and the bounds tried on a take, all begin there.
@@ -861,11 +863,55 @@ class Walk(CountedTable):
         return self.start.bonus_bound(self.context)
 
     def root_bound(self) -> int:
-        """``min(bonus_bound(), split_bound())`` at the table the search starts at."""
+        """``min(bonus_bound(), split_bound())`` at the table the search starts at. It only
+        grows with the cards in hand (a deeper take's is at least a shallower one's)."""
         root = self._root()
         if root._root_bound is None:
             root._root_bound = min(root.root_bonus_bound(), root.split_bound())
         return root._root_bound
+
+    def root_cap(self) -> int:
+        """:meth:`root_bound`, less where the pile's card takes a wild from the hand (see
+        :meth:`_obligation_wild_parts`): a bound on the lines of this start's search alone.
+        Not monotone in the depth of a take (another depth asks for another card), so no
+        caller stops trying takes on it."""
+        root = self._root()
+        if root._root_cap is None:
+            parts = root._obligation_wild_parts()
+            bound = root.root_bound()
+            root._root_cap = bound if parts is None else min(bound, root._split_bound_spending_a_wild(parts))
+        return root._root_cap
+
+    def _obligation_wild_parts(self) -> tuple[int, ...] | None:
+        """Where the pile's card goes if no meld or lay-off could hold it without a wild
+        from the hand (:func:`card_may_be_held` without one): every line then lays it with a
+        wild, in a meld of its suit's runs or of the sets (the parts of :meth:`split_parts`,
+        which the wild is counted in). None where it might go without one (or is a wild, or a 2).
+        Asked of the table the search starts at, once."""
+        root = self._root()
+        if root._wild_parts is False:
+            root._wild_parts = None
+            obligation = root.obligation
+            card = -1 if obligation is None else obligation.card
+            if card >= 0 and not IS_WILD_KIND[card] and RANK_OF[card] != 2:
+                runs, sets = root.context.extendable(root.context.melds_of(root.start.base), root.side)
+                if not card_may_be_held(card, root.hand, False, runs[SUIT_OF[card]], sets.get(RANK_OF[card], ()), root.variant):
+                    root._wild_parts = (SUIT_OF[card], SETS_PART) if root.variant.sets else (SUIT_OF[card],)
+        return root._wild_parts
+
+    def _split_bound_spending_a_wild(self, parts: tuple[int, ...]) -> int:
+        """:meth:`split_bound` where one wild of the hand goes to one of ``parts``: that part
+        may gain what wilds bring it, the others share the wilds left. (With no wild held no
+        line meets the obligation: the parts at their bounds without wilds bound nothing.)"""
+        total, increases, _ = self.split_parts()
+        wilds = self._wilds
+        if not wilds:
+            return total
+        most = 0
+        for part in parts:
+            others = sorted((gain for other, gain in increases.items() if other != part), reverse=True)
+            most = max(most, increases.get(part, 0) + sum(others[:wilds - 1]))
+        return total + most
 
     def root_obligation_plays(self) -> tuple[tuple[str, int, LayOff | NewMeld], ...]:
         """The plays meeting the pile's obligation from the table the search starts at
@@ -1288,7 +1334,10 @@ def card_may_be_held(
     anywhere, fixed = variant.wild_move == "anywhere", variant.wild_move == "fixed"
     for shape in runs:
         low, high = shape.low, shape.low + len(shape.cards) - 1
-        allowed = 1 if (wild or shape.wild_index >= 0) else 0
+        # One gap between the run and the card filled by a wild: the hand's, or the run's
+        # own where wilds move (a meld holds one); where they stay, only the hand's, and only
+        # on a run holding none.
+        allowed = (1 if wild and shape.wild_index < 0 else 0) if fixed else (1 if (wild or shape.wild_index >= 0) else 0)
         wild_at = low + shape.wild_index if shape.wild_index >= 0 else 0
         for place in places:
             if low <= place <= high:
@@ -1549,7 +1598,12 @@ def canasta_lines_above(
     # at the card-count bound once it finds one (before that a cap tightens no branch, see
     # _CanastaSearch.visit), and asks for the suit-by-suit bound only if it is still walking
     # CAP_AFTER tables later: most searches have ended by then.
-    cap = root._root_bound
+    cap = root._root_cap
+    if cap is None and (root._root_bound is not None or root._obligation_wild_parts() is not None):
+        # Known already (a take's bounds asked for it), or where the pile's card takes a
+        # wild, which the suit-by-suit bound knows and the count bound does not: asked
+        # first (brasil, a 30-card take: 65,168 tables -> none).
+        cap = root.root_cap()
     if cap is not None and cap <= to_beat:
         return NOTHING_ABOVE
     walk = root.fork()
@@ -1661,7 +1715,7 @@ class _CanastaSearch:
             return
         if self.cap_due is not None and walk.nodes >= self.cap_due:
             self.cap_due = None
-            self.cap = min(self.cap, walk.root_bound())
+            self.cap = min(self.cap, walk.root_cap())
         best = self.best
         if best is not None and best.bonus >= self.cap:
             return  # a line reached the bound: nothing holds more (a shorter equal one is not sought)
