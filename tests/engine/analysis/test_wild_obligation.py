@@ -9,9 +9,18 @@ from __future__ import annotations
 import pytest
 
 from buraco.actions import Action
-from buraco.analysis.search import SearchContext, Start, Walk, best_canasta_line, may_use_take, obligation_plays
+from buraco.analysis.search import (
+    SearchContext,
+    Start,
+    Walk,
+    best_canasta_line,
+    card_may_be_held,
+    may_use_take,
+    obligation_plays,
+)
 from buraco.analysis.turns import _HandJudge, played_turns
-from buraco.melds import IS_WILD_KIND
+from buraco.cards import parse_cards
+from buraco.melds import IS_WILD_KIND, CardToken, resolve_meld
 from buraco.rules import VARIANTS
 from buraco.selfplay import play_match
 
@@ -61,11 +70,6 @@ def test_the_cap_bounds_every_line_and_is_tighter_than_the_bound_somewhere() -> 
 def test_a_run_whose_wild_stays_bridges_no_gap_to_the_card() -> None:
     """In brasil a wild on the table stays: 5c 6c 7c 2h 9c cannot take a Jc without the Tc,
     so the Jc is the hand's to meld with a wild; where wilds move the counts allow it."""
-    from buraco.analysis.search import card_may_be_held
-    from buraco.cards import parse_cards
-    from buraco.melds import resolve_meld
-    from buraco.melds import CardToken
-
     hand = [0] * 53
     for code in parse_cards("Jc Js Qc 8c"):
         hand[code] += 1
@@ -77,3 +81,23 @@ def test_a_run_whose_wild_stays_bridges_no_gap_to_the_card() -> None:
     clean = resolve_meld([CardToken(c) for c in parse_cards("7c 8c 9c")], VARIANTS["brasil"])
     assert card_may_be_held(jack, hand, True, [clean], [], VARIANTS["brasil"])  # the hand's wild as the Tc
     assert not card_may_be_held(jack, hand, False, [clean], [], VARIANTS["brasil"])
+
+
+def test_the_bound_the_take_loop_stops_on_only_shrinks_with_shallower_takes() -> None:
+    """``_HandJudge.canasta_chance`` weighs the takes deepest first and stops at the first
+    whose ``root_bound`` cannot beat what it seeks: that bound must not grow as the takes get
+    shallower, which ``root_cap`` may (a deeper take's card may ask a wild where a
+    shallower one's does not). A first version put the cap in the bound and lost findings."""
+    record = play_match("brasil", players=2, hands=2, seed=1)
+    context = SearchContext(record.rules)
+    cap_grew = 0
+    for index in range(len(record.hands)):
+        played = played_turns(record, index)
+        judge = _HandJudge(record, index, played, context)
+        for turn in played.turns[:60]:
+            bounds = [(Walk.at(start, context).root_bound(), Walk.at(start, context).root_cap(), start)
+                      for start, _take in judge.takes(turn)]
+            for (deeper, deeper_cap, _start), (shallower, cap, _) in zip(bounds, bounds[1:], strict=False):
+                assert shallower <= deeper, (turn.draw_ply, shallower, deeper)
+                cap_grew += cap > deeper_cap
+    assert cap_grew  # where the cap grew with a shallower take, a loop stopping on it would lose that take
