@@ -36,10 +36,13 @@ def rows_insert(model: type[Model], rows: Iterable[Model], *, batch_size: int | 
 
 def _column_value(row: Model, field: Field, attname: str, kind: type | None, connection: BaseDatabaseWrapper) -> object:
     if kind is not None:
-        value = row.__dict__[attname]
+        value = row.__dict__.get(attname, _UNSET)  # a new row holds every field's value
         if value is None or type(value) is kind:
             return value
     return field.get_db_prep_save(field.pre_save(row, True), connection)
+
+
+_UNSET = object()
 
 
 def plain_type(field: Field) -> type | None:

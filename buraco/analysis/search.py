@@ -1602,7 +1602,7 @@ def canasta_lines_above(
     if cap is None and (root._root_bound is not None or root._obligation_wild_parts() is not None):
         # Known already (a take's bounds asked for it), or where the pile's card takes a
         # wild, which the suit-by-suit bound knows and the count bound does not: asked
-        # first (brasil, a 30-card take: 65,168 tables -> none).
+        # first (a 30-card brasil take: 65,168 tables -> its first line, which held the cap).
         cap = root.root_cap()
     if cap is not None and cap <= to_beat:
         return NOTHING_ABOVE
