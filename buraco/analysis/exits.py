@@ -1169,9 +1169,6 @@ class _TablePlays:
         self._lay_off_tables: dict[int, LayOffTable] = {}
         self._held_ranks: list[int] | None = None
         self.wild_held = walk._wilds > 0  # the walk keeps its wilds counted as plays go
-        # The shapes of the runs of a suit and the sets of a rank, for may_hold, read once asked.
-        self._run_shapes: list[list[Shape] | None] = [None] * 4
-        self._set_shapes: dict[int, list[Shape]] = {}
         self.meld_count = len(walk.melds)  # for after(): whether a play laid a new meld
 
     def after(self, walk: Walk, laid: Sequence[int]) -> _TablePlays:
@@ -1213,23 +1210,7 @@ class _TablePlays:
             if (melds[index].shape.suit not in suits if melds[index].shape.is_run else melds[index].shape.rank not in ranks)
         }
         other._held_ranks = None
-        other._run_shapes = [None if suit in suits else shapes for suit, shapes in enumerate(self._run_shapes)]
-        other._set_shapes = {rank: shapes for rank, shapes in self._set_shapes.items() if rank not in ranks}
         return other
-
-    def may_hold(self, card: int) -> bool:
-        """Could any new meld or lay-off hold ``card``, by the hand's counts alone? (False
-        proves none can; True only that one might: see :func:`~.search.card_may_be_held`.)"""
-        if IS_WILD_KIND[card]:
-            return True
-        suit, rank = SUIT_OF[card], RANK_OF[card]
-        runs = self._run_shapes[suit]
-        if runs is None:
-            runs = self._run_shapes[suit] = [self.melds[i].shape for i in self.runs[suit]]
-        sets = self._set_shapes.get(rank)
-        if sets is None:
-            sets = self._set_shapes[rank] = [self.melds[i].shape for i in self.sets.get(rank, ())]
-        return card_may_be_held(card, self.hand, self.wild_held, runs, sets, self.variant)
 
     def new_meld_tables(self, card: int) -> Iterator[dict[int, tuple[NewMeld, ...]]]:
         """The new melds a card could be in, by card, as :meth:`Proposals.melds_with`

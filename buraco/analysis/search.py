@@ -893,10 +893,8 @@ class Walk(CountedTable):
             root._wild_parts = None
             obligation = root.obligation
             card = -1 if obligation is None else obligation.card
-            if card >= 0 and not IS_WILD_KIND[card] and RANK_OF[card] != 2:
-                runs, sets = root.context.extendable(root.context.melds_of(root.start.base), root.side)
-                if not card_may_be_held(card, root.hand, False, runs[SUIT_OF[card]], sets.get(RANK_OF[card], ()), root.variant):
-                    root._wild_parts = (SUIT_OF[card], SETS_PART) if root.variant.sets else (SUIT_OF[card],)
+            if card >= 0 and RANK_OF[card] != 2 and not root._obligation_card_may_be_held(wild_held=False):
+                root._wild_parts = (SUIT_OF[card], SETS_PART) if root.variant.sets else (SUIT_OF[card],)
         return root._wild_parts
 
     def _split_bound_spending_a_wild(self, parts: tuple[int, ...]) -> int:
@@ -943,15 +941,17 @@ class Walk(CountedTable):
                 root._usable = root._obligation_card_may_be_held() and next(obligation_plays(root), None) is not None
         return root._usable
 
-    def _obligation_card_may_be_held(self) -> bool:
+    def _obligation_card_may_be_held(self, wild_held: bool | None = None) -> bool:
         """:func:`card_may_be_held` for the card the pile's obligation asks to meld (asked
-        of a start's own walk, whose melds are its table's)."""
+        of a start's own walk, whose melds are its table's); ``wild_held``: whether a wild
+        of the hand may help (default: whether the hand holds one). A wild card: True."""
         assert self.obligation is not None
         card = self.obligation.card
         if IS_WILD_KIND[card]:
             return True
+        held = self._wilds > 0 if wild_held is None else wild_held
         runs, sets = self.context.extendable(self.context.melds_of(self.start.base), self.side)
-        return card_may_be_held(card, self.hand, self._wilds > 0, runs[SUIT_OF[card]], sets.get(RANK_OF[card], ()), self.variant)
+        return card_may_be_held(card, self.hand, held, runs[SUIT_OF[card]], sets.get(RANK_OF[card], ()), self.variant)
 
     @classmethod
     def at(cls, start: Start, context: SearchContext) -> Walk:

@@ -12,8 +12,10 @@ import pytest
 from buraco.actions import TAKE, Action, take_action
 from buraco.analysis import exits, turns
 from buraco.analysis.exits import best_exit, dead_cards_of, may_go_out
-from buraco.analysis.search import Budget, Exit, SearchContext, SearchCut, Start, Walk
+from buraco.analysis.search import Budget, Exit, SearchContext, SearchCut, Start, Walk, card_may_be_held
 from buraco.analysis.turns import played_turns
+from buraco.cards import RANK_OF, SUIT_OF
+from buraco.melds import IS_WILD_KIND
 from buraco.rules import VARIANTS
 from buraco.selfplay import play_match
 
@@ -175,7 +177,8 @@ def test_the_going_out_judge_finds_the_same_with_and_without_sparing_shallower_t
 
 @pytest.mark.parametrize("variant_id", list(VARIANTS))
 def test_the_count_test_never_calls_a_card_some_play_holds_dead(variant_id: str) -> None:
-    """``_TablePlays.may_hold`` (by counts, before any proposal is fetched) says False only
+    """``card_may_be_held`` (by counts, before any proposal is fetched, as the exit search's
+    dead-card test and the obligation tests ask it) says False only
     of a card no new meld and no lay-off from the table holds, on every table after a draw
     step of self-play hands, and with the whole pile added to the hand (large hands, where
     sets fill up and runs hold most of their suit); and it does say False of some cards,
@@ -188,15 +191,21 @@ def test_the_count_test_never_calls_a_card_some_play_holds_dead(variant_id: str)
             for card in table.discard_pile:
                 hand[card] += 1
             for start in (Start.after(table), Start.holding(table, tuple(hand))):
-                said_dead += _said_dead_checked(exits._TablePlays(Walk.at(start, context)), (variant_id, seed))
+                said_dead += _said_dead_checked(start, context, (variant_id, seed))
     assert said_dead
 
 
-def _said_dead_checked(plays: exits._TablePlays, where: object) -> int:
-    """How many of the hand's cards ``may_hold`` says no play holds; each one checked."""
+def _said_dead_checked(start: Start, context: SearchContext, where: object) -> int:
+    """How many of the hand's cards the counts say no play holds; each one checked against
+    the plays themselves."""
+    walk = Walk.at(start, context)
+    plays = exits._TablePlays(walk)
+    runs, sets = context.extendable(context.melds_of(start.base), walk.side)
     said_dead = 0
-    for card in range(len(plays.hand)):
-        if plays.hand[card] and not plays.may_hold(card):
+    for card in range(len(walk.hand)):
+        if not walk.hand[card] or IS_WILD_KIND[card]:
+            continue
+        if not card_may_be_held(card, walk.hand, walk._wilds > 0, runs[SUIT_OF[card]], sets.get(RANK_OF[card], ()), walk.variant):
             said_dead += 1
             assert not plays.holds(card), (where, card)
     return said_dead

@@ -27,7 +27,7 @@ def _reading(plays: _TablePlays, hand: Sequence[int]) -> list[object]:
         read.append([dict(table) for table in plays.new_meld_tables(card)])
         read.append(sorted(plays.fitting(card)))
         read.append([(index, dict(plays.lay_off_table(index)), plays.lay_offs(index).natural) for index in sorted(plays.fitting(card))])
-        read.append((plays.may_hold(card), plays.holds(card), plays.new_meld_count(card)))
+        read.append((plays.holds(card), plays.new_meld_count(card)))
         if not IS_WILD_KIND[card]:
             read.append(plays.placed_naturally(card))
     return read
