@@ -72,6 +72,25 @@ def test_every_generated_play_is_legal_and_working_on_a_copy_leaves_the_original
     assert (state.to_json(), [list(h) for h in state.hands], list(state.operations), state.obligation) == snapshot
 
 
+def test_a_copy_and_its_table_count_the_cards_they_draw_apart_where_the_stock_is_unrecorded() -> None:
+    """A copy shares what has been seen only where no card is hidden (HandState.copy): with
+    an unrecorded stock, each draw names a card that one table sees and the other does not."""
+    deal_ = build("cerrado", ["5h 6h 7h", ""])
+    state = HandState.deal(deal_.variant, 2, deal_.dealer, deal_.dealt, deal_.dead, deal_.discard, None)
+    assert state.hidden
+    seen = list(state.seen)
+    trial = state.copy(log=False)
+    ks = Card.parse("Ks")
+    act(trial, "p1 draw Ks")
+    assert state.seen == seen and trial.seen[ks] == seen[ks] + 1
+    act(state, "p1 draw Ks")
+    act(state, "p1 discard Ks")
+    act(state, "p2 draw Ks")
+    assert trial.seen[ks] == seen[ks] + 1 and state.seen[ks] == seen[ks] + 2
+    recorded = deal_.state()
+    assert not recorded.hidden and recorded.copy().seen is recorded.seen  # nothing a draw could change
+
+
 def test_a_meld_is_offered_in_every_window_the_hand_fills() -> None:
     state = deal("cerrado", ["5h 6h 7h 8h JK"], stock="Kc")
     act(state, "p1 draw")
