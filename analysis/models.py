@@ -65,13 +65,14 @@ class Finding(models.Model):
     @classmethod
     def of(cls, match: Match, finding: EngineFinding) -> Finding:
         """The unsaved row of an engine finding: a column per field of the engine's value."""
-        return next(cls.rows_of(match, [finding]))
+        return cls(**next(cls.rows_of(match, [finding])))
 
     @classmethod
-    def rows_of(cls, match: Match, findings: Iterable[EngineFinding]) -> Iterator[Finding]:
-        """:meth:`of` for each of a match's findings, in their order. An analysis stores
-        a dozen findings a hand, and their texts are the engine's own: each is scanned for a
-        NUL at once (in its ``repr``, where one shows as an escape) rather than string by string."""
+    def rows_of(cls, match: Match, findings: Iterable[EngineFinding]) -> Iterator[dict[str, Any]]:
+        """The columns of :meth:`of` for each of a match's findings, in their order, by
+        attname (``records.bulk.rows_insert``'s rows). An analysis stores a dozen findings a
+        hand, and their texts are the engine's own: each is scanned for a NUL at once (in its
+        ``repr``, where one shows as an escape) rather than string by string."""
         players: dict[tuple[int | None, int], str] = {}
         for finding in findings:
             data = finding.as_dict()
@@ -80,7 +81,7 @@ class Finding(models.Model):
             whose_key = (finding.seat, finding.side)
             if whose_key not in players:
                 players[whose_key] = whose(match.players, match.sides, finding.seat, finding.side)
-            yield cls(match_id=match.pk, players=players[whose_key], **{name: data[name] for name in FINDING_FIELDS})
+            yield {"match_id": match.pk, "players": players[whose_key], **{name: data[name] for name in FINDING_FIELDS}}
 
 
 def player_key(name: str) -> str:

@@ -2,47 +2,81 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import CharField, Field, IntegerField, Model, TextField
+from django.db.models import CharField, Field, IntegerField, JSONField, Model, TextField
+
+# A row: each field's value by its attname (``match_id``, not ``match``).
+Row = Mapping[str, Any]
 
 
-def rows_insert(model: type[Model], rows: Iterable[Model], *, batch_size: int | None = None) -> None:
-    """Insert new, unsaved rows of ``model`` in their order (ids ascending), without reading
-    their ids back.
+def rows_insert(model: type[Model], rows: Iterable[Row], *, batch_size: int | None = None) -> None:
+    """Insert new rows of ``model``, each given as its fields' values by attname (a field
+    left out takes its default), in their order (ids ascending), without reading their ids
+    back.
 
-    Every column but the id gets what ``bulk_create`` would send (each field's ``pre_save``
-    and ``get_db_prep_save``), so a new field with a default needs nothing here. COPY skips
-    the INSERT's SQL: Django's compiler and psycopg's quoting of every parameter in Python,
-    and PostgreSQL's parse of one long statement, which were most of what storing a match's
-    hands (bench/ingest.py step 5) and an analysis's findings cost.
+    Every column gets what ``bulk_create`` of the rows made into instances would send (each
+    field's ``pre_save`` and ``get_db_prep_save``); where a field's ``pre_save`` is its own
+    (a time stamped on save), that is what is done. On PostgreSQL the rows go in one COPY,
+    without an instance each: that skips the INSERT's SQL (Django's compiler, psycopg's
+    quoting of every parameter in Python, PostgreSQL's parse of one long statement) and
+    Django's ``Model.__init__``, which were most of what storing a match's hands and an
+    analysis's findings cost (bench/ingest.py step 5).
+
+    >>> from analysis.models import Finding
+    >>> [name for name, _ in column_writers(Finding, connections[DEFAULT_DB_ALIAS])][:3]
+    ['match_id', 'hand', 'ply']
     """
-    # The connection itself, not django.db.connection's proxy: each field asks it for its
-    # operations, and a proxy's attribute costs a lookup of the thread's connection.
     connection = connections[DEFAULT_DB_ALIAS]
-    if connection.vendor != "postgresql":
-        model._default_manager.bulk_create(rows, batch_size=batch_size)
-        return
     fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-    plain = [(field, field.attname, plain_type(field)) for field in fields]
+    if connection.vendor != "postgresql" or any(_pre_save_owner(field) is not Field for field in fields):
+        model._default_manager.bulk_create((model(**row) for row in rows), batch_size=batch_size)
+        return
+    writers = [(name, write, field.get_default())
+               for (name, write), field in zip(column_writers(model, connection), fields, strict=True)]
+    names = {field.attname for field in fields}
     quote = connection.ops.quote_name
     sql = f"COPY {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for row in rows:
-            copy.write_row([_column_value(row, field, attname, kind, connection) for field, attname, kind in plain])
+            if not row.keys() <= names:
+                raise TypeError(f"{model.__name__} has no field {sorted(row.keys() - names)[0]!r} (rows give attnames)")
+            copy.write_row([write(row.get(name, default)) for name, write, default in writers])
 
 
-def _column_value(row: Model, field: Field, attname: str, kind: type | None, connection: BaseDatabaseWrapper) -> object:
+def column_writers(model: type[Model], connection: BaseDatabaseWrapper) -> list[tuple[str, Callable[[Any], Any]]]:
+    """Each column's attname (but the id's) and what turns a value of it into the COPY's."""
+    return [(field.attname, _writer(field, connection))
+            for field in model._meta.concrete_fields if not field.primary_key]
+
+
+def _writer(field: Field, connection: BaseDatabaseWrapper) -> Callable[[Any], Any]:
+    kind = plain_type(field)
     if kind is not None:
-        value = row.__dict__.get(attname, _UNSET)  # a new row holds every field's value
-        if value is None or type(value) is kind:
-            return value
-    return field.get_db_prep_save(field.pre_save(row, True), connection)
+        return partial(_plain_value, kind, field, connection)
+    if json_text(field):
+        return partial(_json_value, partial(json.dumps, cls=field.encoder))  # type: ignore[attr-defined]
+    return partial(field.get_db_prep_save, connection=connection)
 
 
-_UNSET = object()
+def _plain_value(kind: type, field: Field, connection: BaseDatabaseWrapper, value: Any) -> Any:
+    if value is None or type(value) is kind:
+        return value
+    return field.get_db_prep_save(value, connection)
+
+
+def _json_value(dumps: Callable[[Any], str], value: Any) -> str | None:
+    # As the field's get_db_prep_save: None is SQL NULL; else the text psycopg's Jsonb would write.
+    return None if value is None else dumps(value)
+
+
+def _pre_save_owner(field: Field) -> type:
+    return next(c for c in type(field).__mro__ if "pre_save" in c.__dict__)
 
 
 def plain_type(field: Field) -> type | None:
@@ -58,8 +92,7 @@ def plain_type(field: Field) -> type | None:
     >>> [plain_type(Finding._meta.get_field(name)) for name in ("hand", "kind", "witness", "match")]
     [<class 'int'>, <class 'str'>, None, None]
     """
-    owners = {name: next(c for c in type(field).__mro__ if name in c.__dict__)
-              for name in ("pre_save", "get_db_prep_save", "get_db_prep_value", "get_prep_value", "to_python")}
+    owners = _owners(field)
     if owners["pre_save"] is not Field or owners["get_db_prep_save"] is not Field:
         return None
     if owners["get_db_prep_value"] is IntegerField and owners["get_prep_value"] is IntegerField:
@@ -68,3 +101,22 @@ def plain_type(field: Field) -> type | None:
     if owners["get_db_prep_value"] is Field and text in ((CharField, CharField), (TextField, TextField)):
         return str
     return None
+
+
+def json_text(field: Field) -> bool:
+    """Whether the field is Django's own JSON field, whose value PostgreSQL is sent as
+    ``json.dumps`` of it with the field's encoder (psycopg's ``Jsonb``), and SQL NULL for None:
+    a COPY row may hold that text itself.
+
+    >>> from analysis.models import Finding
+    >>> [json_text(Finding._meta.get_field(name)) for name in ("witness", "message")]
+    [True, False]
+    """
+    owners = _owners(field)
+    return (owners["pre_save"] is Field and owners["get_prep_value"] is Field
+            and owners["get_db_prep_value"] is JSONField and owners["get_db_prep_save"] is JSONField)
+
+
+def _owners(field: Field) -> dict[str, type]:
+    return {name: next(c for c in type(field).__mro__ if name in c.__dict__)
+            for name in ("pre_save", "get_db_prep_save", "get_db_prep_value", "get_prep_value", "to_python")}

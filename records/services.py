@@ -247,14 +247,14 @@ def _matches_complete(*, matches: Sequence[Match], records: Sequence[Record], qu
     Job.objects.bulk_create([Job(match=match, kind=Job.Kind.VERIFY, queue=queue, enqueued_at=now) for match in matches])
     rows_insert(
         Hand,
-        (Hand(
-            match=match,
-            number=number,
-            dealer=hand.dealer,
-            deal=_deal_data(hand),
-            actions=list(hand.actions),
-            claimed=_claimed(hand),
-        )
+        ({
+            "match_id": match.pk,
+            "number": number,
+            "dealer": hand.dealer,
+            "deal": _deal_data(hand),
+            "actions": list(hand.actions),
+            "claimed": _claimed(hand),
+        }
          for match, record in zip(matches, records, strict=True)
          for number, hand in enumerate(record.hands, start=1)),
         batch_size=HANDS_PER_INSERT,

@@ -147,9 +147,10 @@ COLUMNS = [field.name for field in Finding._meta.concrete_fields if field.name n
 
 
 def test_findings_stored_by_copy_are_the_rows_bulk_create_stores(owner: Any) -> None:
-    """``records.bulk.rows_insert`` writes a plain column's int or str as it is, and lets every
-    other value go through its field; ``Finding.rows_of`` scans a finding's texts for a NUL at
-    once. Stored both ways, the same findings read back the same, a NUL included."""
+    """``records.bulk.rows_insert`` writes a plain column's int or str as it is and a JSON
+    column's text, and lets every other value go through its field; ``Finding.rows_of`` scans
+    a finding's texts for a NUL at once. Stored both ways, the same findings read back the
+    same, a NUL included."""
     text = record_text("brasil", players=4, hands=2, seed=46, mistakes=1.0)
     findings = analyze(loads(text))
     assert {f.kind for f in findings} >= {"scoring-mistake", "dangerous-discard", "missed-canasta"}
@@ -167,6 +168,21 @@ def test_findings_stored_by_copy_are_the_rows_bulk_create_stores(owner: Any) -> 
     assert len(stored(copied)) == len(findings)
     last = Finding.objects.filter(match=copied).order_by("pk").last()
     assert last is not None and last.message == "a\ufffdb" and last.witness[-1] == "p1 \ufffd"
+
+
+def test_a_row_left_short_takes_the_defaults_and_a_row_with_a_stray_key_stores_nothing(owner: Any) -> None:
+    from django.db import transaction
+
+    from records.bulk import rows_insert
+
+    match = stored_match(owner, record_text("cerrado", players=2, hands=1, seed=47))
+    row = {"match_id": match.pk, "hand": 1, "side": 1, "kind": "scoring-mistake", "message": "m", "version": "v"}
+    rows_insert(Finding, [row])
+    stored = Finding.objects.get(match=match)
+    assert (stored.witness, stored.causes, stored.turns, stored.ply, stored.players) == ([], [], 1, None, "")
+    with pytest.raises(TypeError, match="nonsense"), transaction.atomic():
+        rows_insert(Finding, [row, {**row, "nonsense": 1}])
+    assert Finding.objects.filter(match=match).count() == 1
 
 
 def test_a_field_that_prepares_its_values_itself_is_not_plain() -> None:
