@@ -610,7 +610,10 @@ class CountedTable:
     _wilds: int
 
     def meld_bonus(self, meld: MeldState) -> int:
-        return canasta_bonus(canasta_kind(meld.shape, self.variant, meld.founding), self.variant)
+        shape = meld.shape
+        if len(shape.cards) < 7:  # most melds: no canasta, asked without two calls
+            return 0
+        return canasta_bonus(canasta_kind(shape, self.variant, meld.founding), self.variant)
 
     def could_grow_to_canasta(self, meld: MeldState, suits: list[int], ranks: list[int], wilds: int) -> bool:
         """Could the meld hold seven cards or more once laid off on? Every card of its suit
