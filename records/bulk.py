@@ -21,17 +21,15 @@ def rows_insert(model: type[Model], rows: Iterable[Row], *, batch_size: int | No
     back.
 
     Every column gets what ``bulk_create`` of the rows made into instances would send (each
-    field's ``pre_save`` and ``get_db_prep_save``); where a field's ``pre_save`` is its own
-    (a time stamped on save), that is what is done. On PostgreSQL the rows go in one COPY,
-    without an instance each: that skips the INSERT's SQL (Django's compiler, psycopg's
-    quoting of every parameter in Python, PostgreSQL's parse of one long statement) and
-    Django's ``Model.__init__``, which were most of what storing a match's hands and an
-    analysis's findings cost (bench/ingest.py step 5).
-
-    >>> from analysis.models import Finding
-    >>> [name for name, _ in column_writers(Finding, connections[DEFAULT_DB_ALIAS])][:3]
-    ['match_id', 'hand', 'ply']
+    field's ``get_db_prep_save``). On PostgreSQL the rows go in one COPY, without an
+    instance each: that skips the INSERT's SQL (Django's compiler, psycopg's quoting of
+    every parameter in Python, PostgreSQL's parse of one long statement) and Django's
+    ``Model.__init__``, which were most of what storing a match's hands and an analysis's
+    findings cost (bench/ingest.py step 5). A model with a field whose ``pre_save`` is its
+    own (a time stamped on save), and any other database, get ``bulk_create`` itself.
     """
+    # The connection itself, not django.db.connection's proxy: each field asks it for its
+    # operations, and a proxy's attribute costs a lookup of the thread's connection.
     connection = connections[DEFAULT_DB_ALIAS]
     fields = [field for field in model._meta.concrete_fields if not field.primary_key]
     if connection.vendor != "postgresql" or any(_pre_save_owner(field) is not Field for field in fields):
@@ -50,7 +48,12 @@ def rows_insert(model: type[Model], rows: Iterable[Row], *, batch_size: int | No
 
 
 def column_writers(model: type[Model], connection: BaseDatabaseWrapper) -> list[tuple[str, Callable[[Any], Any]]]:
-    """Each column's attname (but the id's) and what turns a value of it into the COPY's."""
+    """Each column's attname (but the id's) and what turns a value of it into the COPY's.
+
+    >>> from analysis.models import Finding
+    >>> [name for name, _ in column_writers(Finding, connections[DEFAULT_DB_ALIAS])][:3]
+    ['match_id', 'hand', 'ply']
+    """
     return [(field.attname, _writer(field, connection))
             for field in model._meta.concrete_fields if not field.primary_key]
 

@@ -4,6 +4,7 @@ the engine's analyze() finds: once, however often the job runs."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import pytest
@@ -200,3 +201,22 @@ def test_a_field_that_prepares_its_values_itself_is_not_plain() -> None:
 
     assert [plain_type(field) for field in (models.CharField(), models.PositiveSmallIntegerField(), models.TextField())] == [str, int, str]
     assert [plain_type(field) for field in (Upper(), Stamped(), models.JSONField(), models.DateTimeField())] == [None] * 4
+
+
+def test_a_json_field_that_prepares_its_values_itself_is_not_written_as_its_text() -> None:
+    from django.db import connection, models
+
+    from records.bulk import _writer, json_text
+
+    class Sorted(models.JSONField):  # type: ignore[type-arg]
+        def get_prep_value(self, value: Any) -> Any:
+            return sorted(value)
+
+    class Encoded(json.JSONEncoder):
+        def default(self, o: Any) -> Any:
+            return sorted(o) if isinstance(o, set) else super().default(o)
+
+    assert [json_text(field) for field in (models.JSONField(), models.JSONField(encoder=Encoded), Sorted())] == [True, True, False]
+    assert [json_text(field) for field in (models.TextField(), models.IntegerField())] == [False, False]
+    write = _writer(models.JSONField(encoder=Encoded), connection)
+    assert (write({"a": {2, 1}}), write(None), write("x")) == ('{"a": [1, 2]}', None, '"x"')
