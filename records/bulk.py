@@ -32,11 +32,10 @@ def rows_insert(model: type[Model], rows: Iterable[Row], *, batch_size: int | No
     # operations, and a proxy's attribute costs a lookup of the thread's connection.
     connection = connections[DEFAULT_DB_ALIAS]
     fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-    if connection.vendor != "postgresql" or any(_pre_save_owner(field) is not Field for field in fields):
+    if connection.vendor != "postgresql" or any(_owners(type(field))["pre_save"] is not Field for field in fields):
         model._default_manager.bulk_create((model(**row) for row in rows), batch_size=batch_size)
         return
-    writers = [(name, write, field.get_default())
-               for (name, write), field in zip(column_writers(model, connection), fields, strict=True)]
+    writers = [(field.attname, _writer(field, connection), field.get_default()) for field in fields]
     names = {field.attname for field in fields}
     quote = connection.ops.quote_name
     sql = f"COPY {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
@@ -47,18 +46,8 @@ def rows_insert(model: type[Model], rows: Iterable[Row], *, batch_size: int | No
             copy.write_row([write(row.get(name, default)) for name, write, default in writers])
 
 
-def column_writers(model: type[Model], connection: BaseDatabaseWrapper) -> list[tuple[str, Callable[[Any], Any]]]:
-    """Each column's attname (but the id's) and what turns a value of it into the COPY's.
-
-    >>> from analysis.models import Finding
-    >>> [name for name, _ in column_writers(Finding, connections[DEFAULT_DB_ALIAS])][:3]
-    ['match_id', 'hand', 'ply']
-    """
-    return [(field.attname, _writer(field, connection))
-            for field in model._meta.concrete_fields if not field.primary_key]
-
-
 def _writer(field: Field, connection: BaseDatabaseWrapper) -> Callable[[Any], Any]:
+    """What turns a value of ``field`` into the COPY's (see :func:`rows_insert`)."""
     kind = plain_type(field)
     if kind is not None:
         return partial(_plain_value, kind, field, connection)
@@ -78,10 +67,6 @@ def _json_value(dumps: Callable[[Any], str], value: Any) -> str | None:
     return None if value is None else dumps(value)
 
 
-def _pre_save_owner(field: Field) -> type:
-    return next(c for c in type(field).__mro__ if "pre_save" in c.__dict__)
-
-
 def plain_type(field: Field) -> type | None:
     """``int`` or ``str`` where a value of exactly that type (or None) goes into a COPY row
     as it is: the field's class keeps Django's own ``pre_save`` (the attribute as set) and
@@ -95,7 +80,7 @@ def plain_type(field: Field) -> type | None:
     >>> [plain_type(Finding._meta.get_field(name)) for name in ("hand", "kind", "witness", "match")]
     [<class 'int'>, <class 'str'>, None, None]
     """
-    owners = _owners(field)
+    owners = _owners(type(field))
     if owners["pre_save"] is not Field or owners["get_db_prep_save"] is not Field:
         return None
     if owners["get_db_prep_value"] is IntegerField and owners["get_prep_value"] is IntegerField:
@@ -115,11 +100,21 @@ def json_text(field: Field) -> bool:
     >>> [json_text(Finding._meta.get_field(name)) for name in ("witness", "message")]
     [True, False]
     """
-    owners = _owners(field)
+    owners = _owners(type(field))
     return (owners["pre_save"] is Field and owners["get_prep_value"] is Field
             and owners["get_db_prep_value"] is JSONField and owners["get_db_prep_save"] is JSONField)
 
 
-def _owners(field: Field) -> dict[str, type]:
-    return {name: next(c for c in type(field).__mro__ if name in c.__dict__)
-            for name in ("pre_save", "get_db_prep_save", "get_db_prep_value", "get_prep_value", "to_python")}
+def _owners(kind: type) -> dict[str, type]:
+    """Which class of a field class's ancestry defines each method the COPY's writers read
+    (asked for every field of every insert: one walk per field class, remembered)."""
+    found = _OWNERS.get(kind)
+    if found is None:
+        found = _OWNERS[kind] = {
+            name: next(c for c in kind.__mro__ if name in c.__dict__)
+            for name in ("pre_save", "get_db_prep_save", "get_db_prep_value", "get_prep_value", "to_python")
+        }
+    return found
+
+
+_OWNERS: dict[type, dict[str, type]] = {}
