@@ -35,7 +35,7 @@ def rows_insert(model: type[Model], rows: Iterable[Row], *, batch_size: int | No
     if connection.vendor != "postgresql" or any(_owners(type(field))["pre_save"] is not Field for field in fields):
         model._default_manager.bulk_create((model(**row) for row in rows), batch_size=batch_size)
         return
-    writers = [(field.attname, _writer(field, connection), field.get_default()) for field in fields]
+    writers = [_column(field, connection) for field in fields]
     names = {field.attname for field in fields}
     quote = connection.ops.quote_name
     sql = f"COPY {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)}) FROM STDIN"
@@ -44,6 +44,23 @@ def rows_insert(model: type[Model], rows: Iterable[Row], *, batch_size: int | No
             if not row.keys() <= names:
                 raise TypeError(f"{model.__name__} has no field {sorted(row.keys() - names)[0]!r} (rows give attnames)")
             copy.write_row([write(row.get(name, default)) for name, write, default in writers])
+
+
+def _column(field: Field, connection: BaseDatabaseWrapper) -> tuple[str, Callable[[Any], Any], Any]:
+    """A column of the COPY: the field's attname, its writer, and what a row that leaves it
+    out gives it. A callable default (``uuid4``, ``now``) is called for each such row, as
+    ``bulk_create``'s instances each call it; any other default is worked out once."""
+    write = _writer(field, connection)
+    if field.has_default() and callable(field.default):
+        return field.attname, partial(_fresh_default, write, field.get_default), _LEFT_OUT
+    return field.attname, write, field.get_default()
+
+
+def _fresh_default(write: Callable[[Any], Any], default: Callable[[], Any], value: Any) -> Any:
+    return write(default() if value is _LEFT_OUT else value)
+
+
+_LEFT_OUT: Any = object()  # a row's value of a column with a callable default, where the row gives none
 
 
 def _writer(field: Field, connection: BaseDatabaseWrapper) -> Callable[[Any], Any]:

@@ -186,6 +186,23 @@ def test_a_row_left_short_takes_the_defaults_and_a_row_with_a_stray_key_stores_n
     assert Finding.objects.filter(match=match).count() == 1
 
 
+def test_a_callable_default_is_called_for_each_row_that_leaves_its_field_out(owner: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import itertools
+
+    from records.bulk import rows_insert
+
+    match = stored_match(owner, record_text("cerrado", players=2, hands=1, seed=47))
+    field = Finding._meta.get_field("message")
+    field.get_default()  # its cached default, put back after the test
+    numbers = itertools.count(1)
+    monkeypatch.setattr(field, "default", lambda: f"default {next(numbers)}")
+    monkeypatch.delitem(field.__dict__, "_get_default")
+    row = {"match_id": match.pk, "hand": 1, "side": 1, "kind": "scoring-mistake", "version": "v"}
+    rows_insert(Finding, [row, row, {**row, "message": "given"}])
+    assert list(Finding.objects.filter(match=match).order_by("pk").values_list("message", flat=True)) == [
+        "default 1", "default 2", "given"]
+
+
 def test_a_field_that_prepares_its_values_itself_is_not_plain() -> None:
     from django.db import models
 
