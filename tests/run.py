@@ -1,13 +1,18 @@
 """`make test`: the whole suite, on PostgreSQL and Redis whenever they answer.
 
 Without them the PostgreSQL and real-worker tests are skipped, each naming why
-(pytest -ra prints the reasons). Under CI (CI=true) both are required.
+(pytest -ra prints the reasons). Under CI (CI=true) both are required, and so is a fresh
+build of the analysis's compiled searches (``make test`` makes it).
+
+Two passes: the engine with its searches interpreted, then everything with them compiled
+where they are built. With arguments, one pytest run of those arguments.
 """
 
 from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 
 
@@ -48,9 +53,33 @@ def main() -> int:
     if os.environ.get("CI") and not (database and broker):
         print("CI needs PostgreSQL and Redis: start them (see .ci/run) before the tests")
         return 1
+    if os.environ.get("CI"):
+        # CI tests what the service runs: the analysis's searches compiled (make builds them).
+        os.environ.setdefault("BURACO_COMPILED", "required")
+    if sys.argv[1:]:
+        import pytest
+
+        return int(pytest.main(sys.argv[1:]))
+    return interpreted_pass() or compiled_pass()
+
+
+def interpreted_pass() -> int:
+    """The engine's tests and doctests with the analysis's searches interpreted, from their
+    source (buraco/analysis/compiled.py): the source is what runs where nothing is compiled,
+    and only it can run the tests marked ``interpreted``."""
+    print("\n== the engine, its searches interpreted (BURACO_COMPILED=off) ==", flush=True)
+    env = {**os.environ, "BURACO_COMPILED": "off"}
+    return subprocess.run([sys.executable, "-m", "pytest", "tests/engine", "buraco"], env=env, check=False).returncode
+
+
+def compiled_pass() -> int:
+    """Everything, with the searches compiled where a fresh build exists; the tests marked
+    ``interpreted`` ran in the first pass."""
     import pytest
 
-    return int(pytest.main(sys.argv[1:]))
+    print(f"\n== everything, the searches as BURACO_COMPILED={os.environ.get('BURACO_COMPILED', 'auto')} has them ==",
+          flush=True)
+    return int(pytest.main(["-m", "not interpreted"]))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ turn, which the engine replays. docs/analysis.md says what each kind means.
 
 The package is pure Python, like the rest of the engine; it judges plays only
 through the engine's own state machine (:mod:`buraco.moves` proposes, the
-:class:`~buraco.state.HandState` judges).
+:class:`~buraco.state.HandState` judges). Its searches may run compiled from the same
+source, where a build of it is as new as the source (:mod:`.compiled`; ``COMPILED`` says
+whether they do).
 """
 
 from __future__ import annotations
@@ -20,8 +22,15 @@ from ..errors import BuracoError
 from ..notation import Record
 from ..replay import replay_hand, verify
 from ..state import HandState
-from .collector import collector_paused
-from .findings import (
+from . import compiled
+
+# The compiled searches, where a fresh build of them exists, are found before their
+# sources; so the package's own modules are imported after this line.
+__path__[:0] = compiled.search_path()
+
+from . import exits, proposals, search, turns  # noqa: E402
+from .collector import collector_paused  # noqa: E402
+from .findings import (  # noqa: E402
     ANALYSIS_VERSION,
     BLUNDER,
     DANGEROUS_DISCARD,
@@ -43,9 +52,12 @@ from .findings import (
     sort_key,
     thresholds_for,
 )
-from .search import Budget, SearchContext
-from .slips import scoring_findings
-from .turns import Unsearched, played_turns, turn_findings
+from .search import Budget, SearchContext  # noqa: E402
+from .slips import scoring_findings  # noqa: E402
+from .turns import Unsearched, played_turns, turn_findings  # noqa: E402
+
+# Whether the searches run compiled (a fresh build, and BURACO_COMPILED not "off").
+COMPILED = compiled.loaded([exits, proposals, search, turns])
 
 
 @dataclass(frozen=True)
@@ -153,7 +165,7 @@ def _worth(finding: Finding, min_points: int) -> bool:
 
 
 __all__ = [
-    "ANALYSIS_VERSION", "Analysis", "BLUNDER", "DANGEROUS_DISCARD", "Finding", "INACCURACY", "KINDS", "LOST",
+    "ANALYSIS_VERSION", "Analysis", "BLUNDER", "COMPILED", "DANGEROUS_DISCARD", "Finding", "INACCURACY", "KINDS", "LOST",
     "MISSED_CANASTA", "MISSED_GOING_OUT", "MISTAKE", "OUTCOMES", "PARTLY", "REALIZED", "SCORING_MISTAKE",
     "SEVERITIES", "SEVERITY_THRESHOLDS", "Thresholds", "Unsearched", "analyze", "analyze_record", "severity_of",
     "thresholds_for",

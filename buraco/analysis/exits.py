@@ -41,6 +41,7 @@ from ..melds import (
 from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
+from .compiled import python_class
 from .proposals import LayOff, LayOffTable, MeldTable, NewMeld
 from .search import (
     SETS_PART,
@@ -75,6 +76,15 @@ def best_exit(
     """
     if isinstance(start, HandState):
         start = Start.after(start)
+    # The start made here is held by this frame while the search walks from it (its walks
+    # hold it weakly): compiled code lets a local go after its last use, not at return.
+    return _best_exit(start, context, most_bonus, bonus_to_beat, margin_to_beat, find_open)
+
+
+def _best_exit(
+    start: Start, context: SearchContext | None, most_bonus: bool, bonus_to_beat: int, margin_to_beat: int | None,
+    find_open: bool,
+) -> Exit | None:
     context = context or SearchContext(start.base.variant)
     base = start.base
     side = base.side_of[start.seat]
@@ -1141,6 +1151,7 @@ def _leads_to_no_exit(play: LayOff | NewMeld, kept: int, hand: Sequence[int], le
     return kept < 0 and not by_meld and len(play.laid) >= left  # it would meld the last card, where going out is by discard only
 
 
+@python_class
 class _TablePlays:
     """The plays one table of a walk allows, read card by card: the new melds (runs of
     a suit, sets of a rank) and the lay-offs onto each meld the player may extend, each

@@ -71,6 +71,7 @@ from ..melds import (
 from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
 from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
+from .compiled import python_class
 from .proposals import RUN_PROJECTIONS, SET_PROJECTIONS, LayOff, NewMeld, Proposals
 
 BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
@@ -325,6 +326,7 @@ def margin_of(scores: tuple[int, ...] | list[int], side: int) -> int:
 # --- where a search starts ------------------------------------------------------------
 
 
+@python_class
 @dataclass(frozen=True)
 class Start:
     """A table just after a draw step: the one played (``base`` after it, ``draw`` None),
@@ -593,6 +595,7 @@ def _count_in(suits: list[int], ranks: list[int], wilds: int, cards: Sequence[in
 SETS_PART: Final = 4  # the sets' part in Walk.split_parts (the runs': their suit)
 
 
+@python_class
 class CountedTable:
     """A hand against a table, as the bounds from card counts read it: what a :class:`Walk`
     keeps as plays go, and what :meth:`Start.counted` reads at a turn's start without
@@ -763,6 +766,7 @@ class CountedTable:
         return self.could_grow_to_canasta(meld, *counts) and self.kind_bound(meld) >= need
 
 
+@python_class
 class StartTable(CountedTable):
     """The :class:`CountedTable` of a :class:`Start`, which never changes: its bounds are
     worked out once, meld by meld, and shared by the canasta bound and going out's quick
@@ -810,6 +814,7 @@ class StartTable(CountedTable):
         return self.new_bound(single=True) >= need
 
 
+@python_class
 class Walk(CountedTable):
     """The state of a search: the hand, the melds, the line so far; plays done and undone."""
 

@@ -654,6 +654,7 @@ class _CanastaRuns(_Runs):
         judge = self.hand_judge
         seat = judge.played.turns[position].seat
         known = self.stakes.get(seat)
+        chance: Chance | None
         if known is None:
             chance = judge.guarded(position, "canasta", self.cut, judge.canasta_chance)
         else:

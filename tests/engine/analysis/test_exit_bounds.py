@@ -22,6 +22,10 @@ from buraco.selfplay import play_match
 from ..helpers import build, play
 from .builders import play_steps
 
+# The tests here replace a bound of the going-out search to compare the answers with and
+# without it, which the compiled searches would not see: they run interpreted (tests/run.py).
+pytestmark = pytest.mark.interpreted
+
 EXHAUSTIVE_SECONDS = 2.0  # an unbounded search past this much CPU is skipped, not judged
 
 

@@ -20,6 +20,7 @@ REFUSES = ("brasil", "cerrado", "cerrado-stcl")
 LETS_THROUGH = ("abierto", "cerrado-stcl", "fechado-stbl")
 
 
+@pytest.mark.interpreted  # replaces a search's method: the compiled searches would not see it
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_a_line_refused_before_its_replay_is_one_the_engine_refuses(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     verdicts: Counter[tuple[bool, bool]] = Counter()

@@ -49,6 +49,7 @@ def test_a_hand_stopped_by_an_illegal_action_keeps_its_verdict_and_its_turns_bef
     assert any(f["hand"] == 1 and f["kind"] != "scoring-mistake" for f in findings)  # the turns before it judged
 
 
+@pytest.mark.interpreted  # replaces a search's method: the compiled searches would not see it
 def test_an_engine_error_inside_the_searches_is_not_taken_for_a_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     # Only the replay's refusal is a verdict: a search that breaks must fail the analysis
     # (its job is then marked failed), not mark the hand illegal in the analysis's report.

@@ -33,6 +33,7 @@ def _reading(plays: _TablePlays, hand: Sequence[int]) -> list[object]:
     return read
 
 
+@pytest.mark.interpreted  # replaces a search's method: the compiled searches would not see it
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_the_plays_handed_on_after_a_play_are_the_tables_own(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: Counter[str] = Counter()

@@ -39,6 +39,7 @@ def test_the_reach_bounds_every_draw_choice_of_the_turn(variant: Variant) -> Non
     assert compared >= 100 and 0 < stopped < turns  # the stop is taken, and not on every turn
 
 
+@pytest.mark.interpreted  # replaces a search's method: the compiled searches would not see it
 @pytest.mark.parametrize("variant_id,seed", [("brasil", 3), ("brasil", 8), ("abierto", 2), ("burraco", 4), ("cerrado-sucio", 1)])
 def test_the_findings_are_those_found_without_stopping_at_the_reach(variant_id: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     record = play_match(variant_id, players=2, hands=3, seed=seed)
