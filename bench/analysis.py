@@ -53,6 +53,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))
 
+from bench import harness  # noqa: E402
 from buraco.analysis import KINDS  # noqa: E402
 from buraco.analysis.findings import Finding  # noqa: E402
 from buraco.analysis.search import SearchContext  # noqa: E402
@@ -254,6 +255,7 @@ def report(results: list[VariantResult], args: argparse.Namespace, wall_s: float
     out(f"Command: `.venv/bin/python bench/analysis.py --hands {args.hands} --hands-per-match "
         f"{args.hands_per_match} --repeat {args.repeat}`; {len(results)} rule sets, 2 players, "
         f"{wall_s:.0f} s wall in all; no CPU budget (searches run to the end).")
+    out(f"The analysis's searches ran {harness.searches_as_run()}; verify runs interpreted either way.")
     out("")
     out("Analysis per hand (turn_findings + share of scoring_findings), CPU ms; verify = verify_hand, CPU ms.")
     out("")

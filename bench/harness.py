@@ -157,6 +157,15 @@ def engine_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def searches_as_run() -> str:
+    """How this process's analysis ran its searches (buraco/analysis/compiled.py)."""
+    import buraco.analysis as analysis
+
+    if analysis.COMPILED:
+        return "compiled (mypyc, a build of the engine's sources as they are)"
+    return f"interpreted (BURACO_COMPILED={analysis.compiled.mode()}, a fresh build: {analysis.compiled.fresh()})"
+
+
 def cpu_best(work: Callable[[], object], repeat: int = 1) -> float:
     """The least CPU time of this process (``time.process_time``) one of ``repeat`` calls of
     ``work`` took: CPU time does not depend on what else the shared cores run."""

@@ -1053,6 +1053,7 @@ def report_header(args: argparse.Namespace, corpus: Corpus, run: RunResult) -> l
         f"Command: `.venv/bin/python bench/ingest.py --hands {args.hands} --workers {args.workers}"
         f" --batches {args.batches} --web {args.web}{' --analysis' if args.analysis else ''}`"
         f" (commit {git_head()}, engine sha256 {harness.engine_fingerprint()[:12]})",
+        f"The analysis's searches run {harness.searches_as_run()} in every process.",
         "Workers take the verify queues (" + ", ".join(VERIFY_QUEUES) + ")"
         + (f" and the {ANALYSIS_QUEUE} queue: the timed run includes every analysis job."
            if args.analysis else
