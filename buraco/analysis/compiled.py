@@ -52,8 +52,9 @@ def python_class(cls: C) -> C:
     """Keep ``cls`` a Python class where its module is compiled. mypyc compiles a class
     under any decorator it does not know as a Python class (whose instances keep a
     ``__dict__``, may be made by ``object.__new__`` and weakly referred to), with its
-    methods still compiled. The searches' light tables need that: they keep what they
-    work out in ``__dict__`` and copy themselves without ``__init__``.
+    methods still compiled; any other class becomes a C type with fixed fields. A search's
+    :class:`~buraco.analysis.search.Start` needs that: it keeps what it works out in its
+    ``__dict__``, and its walks hold it weakly.
 
     >>> @python_class
     ... class Table:

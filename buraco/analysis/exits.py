@@ -41,7 +41,6 @@ from ..melds import (
 from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
-from .compiled import python_class
 from .proposals import LayOff, LayOffTable, MeldTable, NewMeld
 from .search import (
     SETS_PART,
@@ -1151,14 +1150,16 @@ def _leads_to_no_exit(play: LayOff | NewMeld, kept: int, hand: Sequence[int], le
     return kept < 0 and not by_meld and len(play.laid) >= left  # it would meld the last card, where going out is by discard only
 
 
-@python_class
 class _TablePlays:
     """The plays one table of a walk allows, read card by card: the new melds (runs of
     a suit, sets of a rank) and the lay-offs onto each meld the player may extend, each
     table of them fetched once (the proposals remember them by the cards they read), and
     handed on to the tables a play leads to where it leaves them as they were (:meth:`after`)."""
 
-    def __init__(self, walk: Walk) -> None:
+    def __init__(self, walk: Walk, before: _TablePlays | None = None, laid: Sequence[int] = ()) -> None:
+        if before is not None:  # see after()
+            self._follow(walk, before, laid)
+            return
         self.hand = walk.hand
         self.proposals = walk.proposals
         self.melds = walk.melds
@@ -1198,32 +1199,35 @@ class _TablePlays:
             return self
         if any(IS_WILD_KIND[card] for card in laid):
             return _TablePlays(walk)
-        other = object.__new__(_TablePlays)
-        other.hand, other.proposals, other.melds = walk.hand, self.proposals, walk.melds
-        other.with_sets, other.variant, other.wild_held = self.with_sets, self.variant, self.wild_held
-        other.everyone, other.runs, other.sets = self.everyone, self.runs, self.sets  # not changed once made
+        return _TablePlays(walk, self, laid)
+
+    def _follow(self, walk: Walk, before: _TablePlays, laid: Sequence[int]) -> None:
+        """Make these the plays of ``walk``'s table reached from ``before``'s by a play of
+        natural cards laying ``laid`` (:meth:`after`)."""
+        self.hand, self.proposals, self.melds = walk.hand, before.proposals, walk.melds
+        self.with_sets, self.variant, self.wild_held = before.with_sets, before.variant, before.wild_held
+        self.everyone, self.runs, self.sets = before.everyone, before.runs, before.sets  # not changed once made
         melds = walk.melds
-        other.meld_count = len(melds)
-        if other.meld_count != self.meld_count:  # a new meld, the player's: every card may go on it
-            index = other.meld_count - 1
+        self.meld_count = len(melds)
+        if self.meld_count != before.meld_count:  # a new meld, the player's: every card may go on it
+            index = self.meld_count - 1
             shape = melds[index].shape
-            other.everyone = [*self.everyone, index]
+            self.everyone = [*before.everyone, index]
             if shape.is_run:
-                other.runs = [list(places) for places in self.runs]
-                other.runs[shape.suit].append(index)
+                self.runs = [list(places) for places in before.runs]
+                self.runs[shape.suit].append(index)
             else:
-                other.sets = {rank: list(places) for rank, places in self.sets.items()}
-                other.sets.setdefault(shape.rank, []).append(index)
+                self.sets = {rank: list(places) for rank, places in before.sets.items()}
+                self.sets.setdefault(shape.rank, []).append(index)
         suits = {SUIT_OF[card] for card in laid}
         ranks = {RANK_OF[card] for card in laid}
-        other._run_tables = [None if suit in suits else table for suit, table in enumerate(self._run_tables)]
-        other._set_tables = [None if rank in ranks else table for rank, table in enumerate(self._set_tables)]
-        other._lay_off_tables = {
-            index: table for index, table in self._lay_off_tables.items()
+        self._run_tables = [None if suit in suits else table for suit, table in enumerate(before._run_tables)]
+        self._set_tables = [None if rank in ranks else table for rank, table in enumerate(before._set_tables)]
+        self._lay_off_tables = {
+            index: table for index, table in before._lay_off_tables.items()
             if (melds[index].shape.suit not in suits if melds[index].shape.is_run else melds[index].shape.rank not in ranks)
         }
-        other._held_ranks = None
-        return other
+        self._held_ranks = None
 
     def new_meld_tables(self, card: int) -> Iterator[dict[int, tuple[NewMeld, ...]]]:
         """The new melds a card could be in, by card, as :meth:`Proposals.melds_with`

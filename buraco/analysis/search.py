@@ -430,9 +430,10 @@ class Start:
         found: StartTable | None = self.__dict__.get("_counted")
         if found is None or found.context is not context:
             base = self.base
-            found = object.__new__(StartTable)
+            found = StartTable()
             found.context, found.variant, found.seat, found.side = context, base.variant, self.seat, base.side_of[self.seat]
-            found.melds, found.hand, found.size = context.melds_of(base), self.hand, sum(self.hand)
+            found.table_melds = context.melds_of(base)
+            found.melds, found.hand, found.size = list(found.table_melds), list(self.hand), sum(self.hand)
             found._suits, found._ranks, found._wilds = self.counts()
             object.__setattr__(self, "_counted", found)
         return found
@@ -595,7 +596,6 @@ def _count_in(suits: list[int], ranks: list[int], wilds: int, cards: Sequence[in
 SETS_PART: Final = 4  # the sets' part in Walk.split_parts (the runs': their suit)
 
 
-@python_class
 class CountedTable:
     """A hand against a table, as the bounds from card counts read it: what a :class:`Walk`
     keeps as plays go, and what :meth:`Start.counted` reads at a turn's start without
@@ -605,8 +605,8 @@ class CountedTable:
     variant: Variant
     seat: int
     side: int
-    melds: Sequence[MeldState]
-    hand: Sequence[int]
+    melds: list[MeldState]
+    hand: list[int]
     size: int
     _suits: list[int]
     _ranks: list[int]
@@ -766,13 +766,12 @@ class CountedTable:
         return self.could_grow_to_canasta(meld, *counts) and self.kind_bound(meld) >= need
 
 
-@python_class
 class StartTable(CountedTable):
     """The :class:`CountedTable` of a :class:`Start`, which never changes: its bounds are
     worked out once, meld by meld, and shared by the canasta bound and going out's quick
     test (a turn asks both of its two starts)."""
 
-    melds: tuple[MeldState, ...]  # the table's, as SearchContext.melds_of reads them
+    table_melds: tuple[MeldState, ...]  # the table's, as SearchContext.melds_of reads them (melds: a copy)
     _meld_bounds: list[tuple[MeldState, int]] | None = None
     _groups: list[tuple[int, int]] | None = None
     _bonus_bound: int | None = None
@@ -784,7 +783,7 @@ class StartTable(CountedTable):
         found = self._meld_bounds
         if found is None:
             found = self._meld_bounds = []
-            self._side_total = self._side_bounds(self.context.side_melds(self.melds, self.side), found)
+            self._side_total = self._side_bounds(self.context.side_melds(self.table_melds, self.side), found)
         return found
 
     def new_groups(self, counts: tuple[list[int], list[int], int] | None = None) -> list[tuple[int, int]]:
@@ -814,14 +813,17 @@ class StartTable(CountedTable):
         return self.new_bound(single=True) >= need
 
 
-@python_class
 class Walk(CountedTable):
     """The state of a search: the hand, the melds, the line so far; plays done and undone."""
 
-    hand: list[int]
-    melds: list[MeldState]
-
-    def __init__(self, start: Start, context: SearchContext) -> None:
+    def __init__(self, start: Start | None, context: SearchContext, *, fork_of: Walk | None = None) -> None:
+        """The walk at ``start``'s table, or (``fork_of``, with no start: its own, held
+        weakly, may be gone where the fork never reads it) a fork of that walk."""
+        if fork_of is not None:
+            self._copy(fork_of)
+            return
+        if start is None:
+            raise ValueError("a walk begins at a start, or forks a walk")
         base = start.base
         self._start = weakref.ref(start)  # weak: the start keeps its walk (see at())
         self.context = context
@@ -981,16 +983,25 @@ class Walk(CountedTable):
 
     def fork(self) -> Walk:
         """A walk from this table on, with its own transposition table (for a bound)."""
-        other = object.__new__(Walk)
-        other.__dict__.update(self.__dict__)
-        other.hand = list(self.hand)
-        other.melds = list(self.melds)
-        other._slots = {slot: list(places) for slot, places in self._slots.items()}
-        other.line = []
-        other.nodes = 0
-        other.seen = set()
-        other._suits, other._ranks = list(self._suits), list(self._ranks)
-        return other
+        return Walk(None, self.context, fork_of=self)
+
+    def _copy(self, source: Walk) -> None:
+        """Make this walk a fork of ``source`` (:meth:`fork`): its hand, melds and counts
+        copied, what the root worked out shared, a line and a transposition table of its
+        own. Field by field: a compiled class keeps no ``__dict__`` to copy."""
+        self._start, self.context, self.proposals, self.variant = source._start, source.context, source.proposals, source.variant
+        self.seat, self.side, self.size, self.existing = source.seat, source.side, source.size, source.existing
+        self.obligation, self.met, self.bonus, self.gained = source.obligation, source.met, source.bonus, source.gained
+        self._wilds, self._sets_grow, self._qualified_by = source._wilds, source._sets_grow, source._qualified_by
+        self._root_bound, self._root_cap, self._obligation_plays = source._root_bound, source._root_cap, source._obligation_plays
+        self._usable, self._wild_parts = source._usable, source._wild_parts
+        self.hand = list(source.hand)
+        self.melds = list(source.melds)
+        self._slots = {slot: list(places) for slot, places in source._slots.items()}
+        self.line = []
+        self.nodes = 0
+        self.seen = set()
+        self._suits, self._ranks = list(source._suits), list(source._ranks)
 
     def _spend(self, cards: Sequence[int], sign: int) -> None:
         """Take ``cards`` from the hand (sign -1) or give them back (+1), counts kept."""
