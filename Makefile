@@ -19,7 +19,7 @@ COMPILED := buraco/analysis/__compiled__/sources.sha256
 ENGINE_SOURCES := $(shell find buraco -name '*.py' -not -path '*/__compiled__/*')
 
 $(COMPILED): $(STAMP) $(ENGINE_SOURCES)
-	-$(BIN)/python -m buraco.analysis.compiled --if-stale
+	-BURACO_COMPILED=off $(BIN)/python -m buraco.analysis.compiled --if-stale
 
 compiled: $(COMPILED)
 

@@ -4,7 +4,8 @@ when they were built from the sources as they are now.
 The analysis spends its time in four modules (:data:`MODULES`: the turn judges, the
 canasta and going-out searches, the plays they propose), pure Python that the whole
 engine shares. mypyc, mypy's compiler, turns that typed source into C extensions that
-run the same lines about a third faster (docs/benchmarks.md, thirty-eighth round).
+run the same lines with a quarter to a third less CPU (docs/benchmarks.md, thirty-eighth
+round).
 ``python -m buraco.analysis.compiled`` (``make`` runs it) builds them into
 ``__compiled__/`` beside the sources, with a stamp: the digest of the sources they were
 built from. The package puts that directory ahead of its own on its ``__path__`` (see
@@ -115,7 +116,7 @@ def search_path(package_dir: Path = _PACKAGE_DIR) -> list[str]:
     if chosen == "required":
         raise ImportError(
             f"BURACO_COMPILED=required, but {package_dir / DIRECTORY} holds no build of the analysis's "
-            f"sources as they are now: build it with `python -m buraco.analysis.compiled` (make does)"
+            f"sources as they are now: build it with `make compiled` (BURACO_COMPILED=off python -m buraco.analysis.compiled)"
         )
     return []
 
@@ -176,7 +177,8 @@ def _ext_suffix() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m buraco.analysis.compiled [--if-stale]``: build, and say where; with
     ``--if-stale``, only where there is no fresh build. A build that fails says why and
-    leaves the analysis interpreted (exit 1)."""
+    leaves the analysis interpreted (exit 1). (make runs it with ``BURACO_COMPILED=off``:
+    the package it belongs to is imported first, and must not ask for the build it makes.)"""
     args = list(sys.argv[1:] if argv is None else argv)
     if "--if-stale" in args and fresh():
         (_PACKAGE_DIR / DIRECTORY / STAMP).touch()  # newer than the sources again, for make
