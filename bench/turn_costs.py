@@ -30,7 +30,9 @@ whether it walked any table: their count, tables and time.
 The cycle collector is paused throughout, as the analysis pauses it. It prints each
 part in microseconds a turn and in multiples of verify, and what every turn pays before
 any search. A figure, not a test: the parts are private functions of the engine, wrapped
-for the run and restored after.
+for the run and restored after. Compiled searches would call their own functions past such
+wrappers, so this reads the source: it sets ``BURACO_COMPILED=off`` before the engine loads
+(buraco/analysis/compiled.py).
 
 Run: ``.venv/bin/python bench/turn_costs.py [--variant brasil] [--hands 150] [--middle 0.4 | --between 0.88 0.98]``
 """
@@ -38,6 +40,7 @@ Run: ``.venv/bin/python bench/turn_costs.py [--variant brasil] [--hands 150] [--
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -47,6 +50,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(1, str(ROOT))
+os.environ["BURACO_COMPILED"] = "off"  # the wrappers below must see every call (see above)
 
 from bench.analysis import records_for  # noqa: E402
 from bench.harness import cpu_best  # noqa: E402
