@@ -14,6 +14,9 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def answers(host: str, port: int) -> bool:
@@ -60,7 +63,8 @@ def main() -> int:
         import pytest
 
         return int(pytest.main(sys.argv[1:]))
-    return interpreted_pass() or compiled_pass()
+    interpreted = interpreted_pass()
+    return compiled_pass() or interpreted  # both run: a failure of either shows whole
 
 
 def interpreted_pass() -> int:
@@ -69,7 +73,8 @@ def interpreted_pass() -> int:
     and only it can run the tests marked ``interpreted``."""
     print("\n== the engine, its searches interpreted (BURACO_COMPILED=off) ==", flush=True)
     env = {**os.environ, "BURACO_COMPILED": "off"}
-    return subprocess.run([sys.executable, "-m", "pytest", "tests/engine", "buraco"], env=env, check=False).returncode
+    return subprocess.run([sys.executable, "-m", "pytest", "tests/engine", "buraco"], cwd=ROOT, env=env,
+                          check=False).returncode
 
 
 def compiled_pass() -> int:
