@@ -22,13 +22,10 @@ from buraco.selfplay import play_match
 from ..helpers import build, play
 from .builders import play_steps
 
-# The tests here replace a bound of the going-out search to compare the answers with and
-# without it, which the compiled searches would not see: they run interpreted (tests/run.py).
-pytestmark = pytest.mark.interpreted
-
 EXHAUSTIVE_SECONDS = 2.0  # an unbounded search past this much CPU is skipped, not judged
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 @pytest.mark.parametrize("variant_id,seed", [("brasil", 1), ("brasil", 2), ("brasil", 5), ("brasil", 7), ("cerrado", 3), ("abierto-sucio", 4)])
 def test_the_bounds_never_leave_a_better_exit(variant_id: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     bounded = [best_exit(Start.after(table), SearchContext(table.variant)) for table in play_steps(variant_id, seed)]
@@ -47,6 +44,7 @@ def test_the_bounds_never_leave_a_better_exit(variant_id: str, seed: int, monkey
     assert any(found is not None for found in bounded)
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 def test_leaving_tables_before_their_key_visits_the_same_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cheap bounds asked after the key (as good_enough asks them) leave the same
     tables and find the same lines: a table left is left again whenever it comes back."""
@@ -158,6 +156,7 @@ def test_two_cards_no_play_holds_at_a_deep_take_leave_no_way_out_at_a_shallower_
     assert spared
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 def test_the_going_out_judge_finds_the_same_with_and_without_sparing_shallower_takes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The missed going out of every turn of two brasil hands is the same, line and margin,
     whether or not the judge spares the shallower takes that hold two cards no play held
@@ -215,6 +214,7 @@ def _said_dead_checked(start: Start, context: SearchContext, where: object) -> i
     return said_dead
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 def test_looking_ahead_past_cards_only_a_wild_can_place_leaves_no_better_exit(monkeypatch: pytest.MonkeyPatch) -> None:
     """The look-ahead (``_ExitSearch.hungry_beaten``), asked at every table of every search
     rather than only in long ones, finds the same exit as the search without it, from
@@ -318,6 +318,7 @@ def _starved_answers(asked: list[tuple[Start, dict[str, object]]]) -> tuple[list
     return found, left
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 @pytest.mark.parametrize("variant_id,seeds,players", [("brasil", range(4), 2), ("cerrado-sucio", range(6), 2), ("fechado-stbl", range(6), 2)])
 def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
     variant_id: str, seeds: range, players: int, monkeypatch: pytest.MonkeyPatch
@@ -337,6 +338,7 @@ def test_the_wilds_that_cards_ask_for_leave_no_better_exit(
     assert left > 0
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 def test_a_card_asking_a_wild_of_its_runs_or_of_its_sets_leaves_no_better_exit(monkeypatch: pytest.MonkeyPatch) -> None:
     """A natural card whose every play holds a wild from the hand, some on runs of its suit
     and some on sets of its rank, asks one of the two for a wild (``_asked_units``). Asked
@@ -355,6 +357,7 @@ def test_a_card_asking_a_wild_of_its_runs_or_of_its_sets_leaves_no_better_exit(m
     assert left_with_either > left_without
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 @pytest.mark.parametrize("variant_id,seeds", [("brasil", range(6)), ("cerrado-sucio", range(40, 52)), ("burraco", range(40, 52))])
 def test_tables_told_apart_only_by_which_wild_a_meld_holds_are_walked_once(
     variant_id: str, seeds: range, monkeypatch: pytest.MonkeyPatch
@@ -372,6 +375,7 @@ def test_tables_told_apart_only_by_which_wild_a_meld_holds_are_walked_once(
     assert blind_tables < plain_tables
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 def test_a_play_laying_a_2_for_a_wild_is_left_where_the_same_with_a_joker_is_walked(monkeypatch: pytest.MonkeyPatch) -> None:
     """In brasil (wilds never move) the going-out search leaves a play laying a 2 as a wild
     where the same play with a joker is walked too (``laid_for_a_joker``: keeping the 2
@@ -393,6 +397,7 @@ def test_a_play_laying_a_2_for_a_wild_is_left_where_the_same_with_a_joker_is_wal
     assert joker_first_tables < both_tables
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 def test_a_2_is_laid_for_a_wild_where_the_joker_alone_spoils_a_clean_run_at_its_place_2(monkeypatch: pytest.MonkeyPatch) -> None:
     """p2's clubs run 3c..Ac is a clean canasta whose one free place is 2. p1 goes out with
     5h 6h, the 2c, a joker and 5s: the joker at place 2 of the clubs run spoils it (200 to
@@ -413,6 +418,7 @@ def test_a_2_is_laid_for_a_wild_where_the_joker_alone_spoils_a_clean_run_at_its_
     assert joker_only is not None and joker_only.margin == found.margin - 100
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 @pytest.mark.parametrize("seeds,players", [(range(4), 2), (range(4), 4)])
 def test_the_bonus_given_to_other_players_leaves_no_better_exit(seeds: range, players: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The margin bound that counts the canasta bonus a line's lay-offs gave other
@@ -441,6 +447,7 @@ def test_the_bonus_given_to_other_players_leaves_no_better_exit(seeds: range, pl
     assert lowered > 0
 
 
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 def test_a_wild_thrown_spares_no_wild_where_every_natural_is_of_one_suit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the natural cards held are all of one suit, that suit's part of the bound is
     worked out keeping one of its own cards for the discard; a way out throwing a wild
@@ -484,6 +491,7 @@ def test_an_exit_for_more_canasta_bonus_is_sought_only_where_the_bound_allows_it
 @pytest.mark.parametrize("variant_id,seeds,orders", [
     ("brasil", 2, ("pivot kept last", "only cards kept")), ("abierto-sucio", 8, ("only cards kept",)),
 ])
+@pytest.mark.interpreted  # replaces part of the going-out search: the compiled searches would not see it
 def test_the_discard_chosen_first_leaves_no_better_exit(
     variant_id: str, seeds: int, orders: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
