@@ -13,7 +13,7 @@ $(STAMP): requirements/*.txt
 	touch $(STAMP)
 
 # The analysis's searches compiled by mypyc from their source (buraco/analysis/compiled.py),
-# about a third less CPU. Without a C compiler the build fails, says so, and the analysis
+# a quarter to a third less CPU. Without a C compiler the build fails, says so, and the analysis
 # runs interpreted with the same answers; a build older than the sources is never used.
 COMPILED := buraco/analysis/__compiled__/sources.sha256
 ENGINE_SOURCES := $(shell find buraco -name '*.py' -not -path '*/__compiled__/*')
