@@ -828,15 +828,22 @@ def founding_of(shape: Shape) -> int:
     return ((1 << len(shape.cards)) - 1) << shape.low if shape.is_run else 0
 
 
-def moved_founding(founding: int, result: AddResult) -> int:
-    """A run's "came from the meld action" marks (a bit per position) after a lay-off:
-    the table wild carries its mark to its new place (``fechado-stbl``'s A..K laid in
-    one action, rules.md 4)."""
-    if not result.wild_from:
+def moved_founding(founding: int, wild_from: int, wild_to: int) -> int:
+    """A run's "came from the meld action" marks (a bit per position) after a lay-off
+    that moved the table's wild from place ``wild_from`` to ``wild_to`` (as an
+    :class:`AddResult` gives them): the table wild carries its mark to its new place
+    (``fechado-stbl``'s A..K laid in one action, rules.md 4).
+
+    >>> bin(moved_founding(0b1110, 2, 5))  # the wild at place 2 (a founding card) moved to 5
+    '0b101010'
+    >>> moved_founding(0b1110, 0, 0)  # no wild moved
+    14
+    """
+    if not wild_from:
         return founding
-    was_founding = founding >> result.wild_from & 1
-    founding &= ~(1 << result.wild_from)
-    new_place = result.wild_to or 2  # no new place: it became the natural 2
+    was_founding = founding >> wild_from & 1
+    founding &= ~(1 << wild_from)
+    new_place = wild_to or 2  # no new place: it became the natural 2
     if was_founding:
         founding |= 1 << new_place
     return founding

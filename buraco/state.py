@@ -663,7 +663,7 @@ class HandState:
         self.melded_points[self.side_of[seat]] += points
         founding = target.founding
         if target.shape.is_run and founding:
-            founding = moved_founding(founding, result)
+            founding = moved_founding(founding, result.wild_from, result.wild_to)
         obligation = self.obligation
         if obligation is not None and self.add_meets_obligation(obligation, target, result.shape, laid):
             self.obligation = None

@@ -558,7 +558,7 @@ class _ExitSearch:
             table = walk.proposals.lay_offs(shape, hand)
             found = self._lone[key] = tuple(
                 frozenset(
-                    canasta_kind(p.shape, variant, moved_founding(meld.founding, p) if shape.is_run and meld.founding else meld.founding)  # type: ignore[arg-type]
+                    canasta_kind(p.shape, variant, moved_founding(meld.founding, p.wild_from, p.wild_to) if shape.is_run and meld.founding else meld.founding)
                     for p in table.with_card.get(w, ()) if len(p.laid) == 1
                 ) if has else None
                 for w, has in zip(WILD_CODES, held)
@@ -1059,7 +1059,8 @@ class _ExitSearch:
         if kind == "meld":
             return canasta_bonus(canasta_kind(play.shape, variant, founding_of(play.shape)), variant)
         meld = walk.melds[index]
-        founding = moved_founding(meld.founding, play) if meld.shape.is_run and meld.founding else meld.founding  # type: ignore[arg-type]
+        lay_off = cast(LayOff, play)
+        founding = moved_founding(meld.founding, lay_off.wild_from, lay_off.wild_to) if meld.shape.is_run and meld.founding else meld.founding
         change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
         return change if meld.side == walk.side else -change
 

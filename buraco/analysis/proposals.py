@@ -135,7 +135,7 @@ class LayOffTable(_PlayTable[LayOff]):
                 shape = play.shape
                 if len(shape.cards) < 7 or play.tokens in seen:
                     continue
-                after = moved_founding(founding, play) if shape.is_run and founding else founding  # type: ignore[arg-type]
+                after = moved_founding(founding, play.wild_from, play.wild_to) if shape.is_run and founding else founding
                 gain = canasta_bonus(canasta_kind(shape, variant, after), variant) - was
                 if gain > 0:
                     seen.add(play.tokens)

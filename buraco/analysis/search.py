@@ -1074,7 +1074,7 @@ class Walk(CountedTable):
         self._spend(play.laid, -1)
         founding = meld.founding
         if meld.shape.is_run and founding:
-            founding = moved_founding(founding, play)  # type: ignore[arg-type]
+            founding = moved_founding(founding, play.wild_from, play.wild_to)
         after = MeldState(meld.number, play.shape, meld.side, meld.owner, founding)
         was_met, was_bonus, was_gained = self.met, self.bonus, self.gained
         if meld.side == self.side:

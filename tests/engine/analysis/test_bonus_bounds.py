@@ -57,7 +57,7 @@ def best_reached(
             continue
         for card in play.laid:
             hand[card] -= 1
-        moved = moved_founding(founding, play) if founding else founding
+        moved = moved_founding(founding, play.wild_from, play.wild_to) if founding else founding
         best = max(best, best_reached(variant, proposals, play.shape, moved, hand, seen))
         for card in play.laid:
             hand[card] += 1

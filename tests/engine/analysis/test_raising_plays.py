@@ -26,7 +26,7 @@ def raising_by_hand(variant: Variant, plays: tuple[LayOff, ...], is_run: bool, f
     for play in plays:
         if len(play.shape.cards) < 7 or play.tokens in seen:
             continue
-        after = moved_founding(founding, play) if is_run and founding else founding  # type: ignore[arg-type]
+        after = moved_founding(founding, play.wild_from, play.wild_to) if is_run and founding else founding
         gain = canasta_bonus(canasta_kind(play.shape, variant, after), variant) - was
         if gain > 0:
             seen.add(play.tokens)
