@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import Final, Generic, NamedTuple, TypeVar
 
-from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card
+from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of
 from ..errors import IllegalActionError
 from ..melds import (
     IS_WILD_KIND,
@@ -62,6 +62,73 @@ SET_CODES: Final = tuple(
 Projection = Callable[[Sequence[int]], tuple[int, ...]]
 RUN_PROJECTIONS: Final[tuple[Projection, ...]] = tuple(itemgetter(*codes) for codes in RUN_CODES)
 SET_PROJECTIONS: Final[tuple[Projection, ...]] = tuple(itemgetter(*codes) for codes in SET_CODES)
+
+# What the generator reads of a hand is less than a projection: whether a natural card is
+# held, and for the ace (both ends of a run), a wild (one stands in, another of it may be
+# its suit's natural 2) and a run wild's own card, whether two are. Hands equal in these
+# readings are proposed the same plays; in an exit search, laying one of two copies of a
+# card, or a card far from a run, changes a projection but not the reading (brasil's tail
+# hands: about a third of the lay-off tables judged afresh came back under a reading).
+_RUN_CAPS: Final = tuple(
+    tuple(2 if IS_WILD_KIND[c] or RANK_OF[c] == 1 else 1 for c in codes) for codes in RUN_CODES
+)
+_SET_CAPS: Final = tuple(tuple(1 for _ in codes) for codes in SET_CODES)  # sets of distinct suits
+_NO_CAPS: Final = tuple(tuple(CARD_KINDS for _ in codes) for codes in SET_CODES)  # naturals as counted
+# The card at each place of a run of each suit (1 and 14: the ace).
+_RUN_PLACES: Final = tuple(tuple(card_of(place, suit) if place else 0 for place in range(15)) for suit in range(4))
+
+
+def _capped(hand: Sequence[int], codes: tuple[int, ...], caps: tuple[int, ...]) -> tuple[int, ...]:
+    """``hand``'s counts of ``codes``, each at most its cap."""
+    return tuple([min(hand[code], cap) for code, cap in zip(codes, caps)])
+
+
+def _side_read(hand: Sequence[int], suit: int, places: range) -> int:
+    """Which places of ``places`` (walking away from a run) hold their natural card, as
+    far as :func:`buraco.moves.candidate_lay_offs` reads them: up to the second place
+    missing (bit ``i``: the ``i``-th place; a leading 1 marks how many were read)."""
+    read, missing, bit = 0, 0, 1
+    row = _RUN_PLACES[suit]
+    for place in places:
+        if hand[row[place]]:
+            read |= bit
+        else:
+            missing += 1
+        bit <<= 1
+        if missing > 1:
+            break
+    return read | bit
+
+
+def lay_off_reading(shape: Shape, hand: Sequence[int], variant: Variant) -> tuple[int, ...]:
+    """What :func:`buraco.moves.candidate_lay_offs` reads of ``hand`` for a meld of
+    ``shape``: two hands with the same reading are proposed the same lay-offs. A run's:
+    the places beyond each end held, up to the second missing; the aces and wilds held,
+    up to two; the natural card of the run's wild, up to two. A set's: its rank's
+    naturals (up to one of a suit where suits must differ) and whether each wild is held.
+
+    >>> from buraco.cards import parse_cards
+    >>> from buraco.moves import counts_of
+    >>> from buraco.rules import VARIANTS
+    >>> brasil = VARIANTS["brasil"]
+    >>> run = resolve_meld([CardToken(c) for c in parse_cards("5h 6h 7h")], brasil)
+    >>> def read(cards: str) -> tuple[int, ...]:
+    ...     return lay_off_reading(run, counts_of(parse_cards(cards)), brasil)
+    >>> read("8h 9h Kc") == read("8h 8h 9h Qh Kc")  # a second 8h, a queen past the gap at 10h and Jh
+    True
+    >>> read("8h 9h Kc") == read("8h Kc")
+    False
+    """
+    if not shape.is_run:
+        caps = _SET_CAPS if variant.set_suits_distinct else _NO_CAPS
+        return _capped(hand, SET_CODES[shape.rank], caps[shape.rank])
+    suit = shape.suit
+    row = _RUN_PLACES[suit]
+    own = min(hand[row[shape.low + shape.wild_index]], 2) if shape.wild_index >= 0 else -1
+    return (
+        _side_read(hand, suit, range(shape.low - 1, 0, -1)), _side_read(hand, suit, range(shape.high + 1, 15)),
+        min(hand[row[1]], 2), own, *[min(hand[wild], 2) for wild in WILD_CODES],
+    )
 
 
 class LayOff(NamedTuple):
@@ -174,6 +241,10 @@ class Proposals:
         self._lay_offs: dict[tuple[Shape, tuple[int, ...]], LayOffTable] = {}
         self._runs: dict[tuple[int, tuple[int, ...]], MeldTable] = {}
         self._sets: dict[tuple[int, tuple[int, ...]], MeldTable] = {}
+        # The same tables by what the generator reads of the hand (lay_off_reading; for new
+        # melds, the projection capped): a projection seen for the first time is looked up there.
+        self._lay_offs_read: dict[tuple[Shape, tuple[int, ...]], LayOffTable] = {}
+        self._melds_read: dict[tuple[int, tuple[int, ...]], MeldTable] = {}
         self._judged: dict[tuple[Shape, tuple[CardToken, ...]], LayOff | None] = {}
         self._judged_melds: dict[tuple[CardToken, ...], NewMeld | None] = {}
 
@@ -182,7 +253,11 @@ class Proposals:
         key = (shape, RUN_PROJECTIONS[shape.suit](hand) if shape.is_run else SET_PROJECTIONS[shape.rank](hand))
         table = self._lay_offs.get(key)
         if table is None:
-            table = self._lay_offs[key] = self._judge_lay_offs(shape, hand)
+            read = (shape, lay_off_reading(shape, hand, self.variant))
+            table = self._lay_offs_read.get(read)
+            if table is None:
+                table = self._lay_offs_read[read] = self._judge_lay_offs(shape, hand)
+            self._lay_offs[key] = table
         return table
 
     def _judge_lay_offs(self, shape: Shape, hand: Sequence[int]) -> LayOffTable:
@@ -218,7 +293,11 @@ class Proposals:
         key = (suit, RUN_PROJECTIONS[suit](hand))
         table = self._runs.get(key)
         if table is None:
-            table = self._runs[key] = self._judge_melds(suit_run_melds(hand, suit))
+            read = (suit, _capped(hand, RUN_CODES[suit], _RUN_CAPS[suit]))
+            table = self._melds_read.get(read)
+            if table is None:
+                table = self._melds_read[read] = self._judge_melds(suit_run_melds(hand, suit))
+            self._runs[key] = table
         return table
 
     def set_melds(self, rank: int, hand: Sequence[int]) -> MeldTable:
@@ -226,7 +305,12 @@ class Proposals:
         key = (rank, SET_PROJECTIONS[rank](hand))
         table = self._sets.get(key)
         if table is None:
-            table = self._sets[key] = self._judge_melds(rank_set_melds(self.variant, hand, rank))
+            caps = _SET_CAPS if self.variant.set_suits_distinct else _NO_CAPS
+            read = (4 + rank, _capped(hand, SET_CODES[rank], caps[rank]))  # 0-3: the runs' suits
+            table = self._melds_read.get(read)
+            if table is None:
+                table = self._melds_read[read] = self._judge_melds(rank_set_melds(self.variant, hand, rank))
+            self._sets[key] = table
         return table
 
     def _judge_melds(self, candidates: Iterable[Sequence[CardToken]]) -> MeldTable:
@@ -277,4 +361,7 @@ def holds(hand: Sequence[int], cards: Sequence[int]) -> bool:
     return all(hand[c] >= n for c, n in need.items())
 
 
-__all__ = ["LayOff", "LayOffTable", "MeldTable", "NewMeld", "Proposals", "RUN_CODES", "RUN_PROJECTIONS", "SET_CODES", "SET_PROJECTIONS", "holds", "WILD_CODES"]
+__all__ = [
+    "LayOff", "LayOffTable", "MeldTable", "NewMeld", "Proposals", "RUN_CODES", "RUN_PROJECTIONS", "SET_CODES",
+    "SET_PROJECTIONS", "holds", "lay_off_reading", "WILD_CODES",
+]
