@@ -74,6 +74,11 @@ _RUN_CAPS: Final = tuple(
 )
 _SET_CAPS: Final = tuple(tuple(1 for _ in codes) for codes in SET_CODES)  # sets of distinct suits
 _NO_CAPS: Final = tuple(tuple(CARD_KINDS for _ in codes) for codes in SET_CODES)  # naturals as counted
+# Where a run's projection holds its suit's ace (see Proposals._within).
+_RUN_ACE_AT: Final = tuple(codes.index(suit) for suit, codes in enumerate(RUN_CODES))  # the ace of a suit is card code suit
+# The new-meld tables of each suit (0-3) and rank (4 + rank) judged last, which a hand
+# holding fewer of their cards may be derived from (Proposals._within).
+RECENT_MELD_TABLES: Final = 4
 # The card at each place of a run of each suit (1 and 14: the ace).
 _RUN_PLACES: Final = tuple(tuple(card_of(place, suit) if place else 0 for place in range(15)) for suit in range(4))
 
@@ -245,6 +250,7 @@ class Proposals:
         # melds, the projection capped): a projection seen for the first time is looked up there.
         self._lay_offs_read: dict[tuple[Shape, tuple[int, ...]], LayOffTable] = {}
         self._melds_read: dict[tuple[int, tuple[int, ...]], MeldTable] = {}
+        self._recent_melds: list[list[tuple[tuple[int, ...], MeldTable]]] = [[] for _ in range(18)]
         self._judged: dict[tuple[Shape, tuple[CardToken, ...]], LayOff | None] = {}
         self._judged_melds: dict[tuple[CardToken, ...], NewMeld | None] = {}
 
@@ -290,28 +296,65 @@ class Proposals:
 
     def run_melds(self, suit: int, hand: Sequence[int]) -> MeldTable:
         """Every new run of ``suit`` that ``hand`` can lay and the rules accept."""
-        key = (suit, RUN_PROJECTIONS[suit](hand))
+        projection = RUN_PROJECTIONS[suit](hand)
+        key = (suit, projection)
         table = self._runs.get(key)
         if table is None:
             read = (suit, _capped(hand, RUN_CODES[suit], _RUN_CAPS[suit]))
             table = self._melds_read.get(read)
             if table is None:
-                table = self._melds_read[read] = self._judge_melds(suit_run_melds(hand, suit))
+                table = self._within(suit, projection, hand, RUN_CODES[suit], _RUN_ACE_AT[suit])
+                if table is None:
+                    table = self._judge_melds(suit_run_melds(hand, suit))
+                self._melds_read[read] = table
+                self._remember(suit, projection, table)
             self._runs[key] = table
         return table
 
     def set_melds(self, rank: int, hand: Sequence[int]) -> MeldTable:
         """Every new set of ``rank`` that ``hand`` can lay and the rules accept."""
-        key = (rank, SET_PROJECTIONS[rank](hand))
+        projection = SET_PROJECTIONS[rank](hand)
+        key = (rank, projection)
         table = self._sets.get(key)
         if table is None:
             caps = _SET_CAPS if self.variant.set_suits_distinct else _NO_CAPS
             read = (4 + rank, _capped(hand, SET_CODES[rank], caps[rank]))  # 0-3: the runs' suits
             table = self._melds_read.get(read)
             if table is None:
-                table = self._melds_read[read] = self._judge_melds(rank_set_melds(self.variant, hand, rank))
+                table = self._within(4 + rank, projection, hand, SET_CODES[rank], -1)
+                if table is None:
+                    table = self._judge_melds(rank_set_melds(self.variant, hand, rank))
+                self._melds_read[read] = table
+                self._remember(4 + rank, projection, table)
             self._sets[key] = table
         return table
+
+    def _within(
+        self, slot: int, projection: tuple[int, ...], hand: Sequence[int], codes: tuple[int, ...], ace_at: int,
+    ) -> MeldTable | None:
+        """The new melds of ``hand``, derived from a table judged lately for a hand holding
+        at least as many of each card of the slot (``projection``: ``hand``'s counts of
+        ``codes``), where there is one: its plays that ``hand`` holds, in their order.
+        Exact: the generator proposes a hand with fewer cards the very melds, in the same
+        order, that it proposes the larger one and the smaller holds (each meld is proposed
+        from the window of places it spans, which the smaller hand's walk still reaches).
+        For runs (``ace_at``: where the projection holds the ace), only with as many aces:
+        with two, an A..A run may hold a wild for one ace and the other natural, which one
+        ace alone does not propose. Saves the generation and the judging of the candidates
+        (brasil's tail hands: -3.3% instructions in `turn_findings`)."""
+        for known, table in self._recent_melds[slot]:
+            if ace_at >= 0 and known[ace_at] != projection[ace_at]:
+                continue
+            if all(projection[i] <= known[i] for i in range(len(codes))):
+                short = [codes[i] for i in range(len(codes)) if projection[i] < known[i]]
+                return MeldTable([play for play in table.plays if all(play.laid.count(c) <= hand[c] for c in short)])
+        return None
+
+    def _remember(self, slot: int, projection: tuple[int, ...], table: MeldTable) -> None:
+        recent = self._recent_melds[slot]
+        recent.insert(0, (projection, table))
+        if len(recent) > RECENT_MELD_TABLES:
+            recent.pop()
 
     def _judge_melds(self, candidates: Iterable[Sequence[CardToken]]) -> MeldTable:
         plays: list[NewMeld] = []
