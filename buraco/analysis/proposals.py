@@ -8,7 +8,10 @@ of a hand, the candidates of :mod:`buraco.moves` that the rules accept
 (:func:`~buraco.melds.resolve_add`, :func:`~buraco.melds.resolve_meld`: pure functions
 of the cards and the rule set). A step of a search then looks the plays up instead of
 generating and judging them again: lay-offs come incrementally, meld by meld, and a
-meld the step did not touch costs one dictionary look-up.
+meld the step did not touch costs one dictionary look-up. A projection not seen before is
+looked up by what the generator reads of it (:func:`lay_off_reading`; for new melds, the
+counts capped), and a hand's new melds are derived from a table judged for a hand holding
+more of their cards, where the generator's answer is that table's plays the hand holds.
 
 What the state machine adds to those pure checks (whose turn, the cards held, a play
 emptying the hand, the pile's obligation) is left to the caller: the searches keep
@@ -74,6 +77,9 @@ _RUN_CAPS: Final = tuple(
 )
 _SET_CAPS: Final = tuple(tuple(1 for _ in codes) for codes in SET_CODES)  # sets of distinct suits
 _NO_CAPS: Final = tuple(tuple(CARD_KINDS for _ in codes) for codes in SET_CODES)  # naturals as counted
+# The same for lay-offs on a set holding a wild, which reads no wild of the hand.
+_SET_NATURAL_CAPS: Final = tuple(tuple(0 if IS_WILD_KIND[c] else 1 for c in codes) for codes in SET_CODES)
+_NATURAL_CAPS: Final = tuple(tuple(0 if IS_WILD_KIND[c] else CARD_KINDS for c in codes) for codes in SET_CODES)
 # Where a run's projection holds its suit's ace (see Proposals._within).
 _RUN_ACE_AT: Final = tuple(codes.index(suit) for suit, codes in enumerate(RUN_CODES))  # the ace of a suit is card code suit
 # The new-meld tables of each suit (0-3) and rank (4 + rank) judged last, which a hand
@@ -108,9 +114,11 @@ def _side_read(hand: Sequence[int], suit: int, places: range) -> int:
 def lay_off_reading(shape: Shape, hand: Sequence[int], variant: Variant) -> tuple[int, ...]:
     """What :func:`buraco.moves.candidate_lay_offs` reads of ``hand`` for a meld of
     ``shape``: two hands with the same reading are proposed the same lay-offs. A run's:
-    the places beyond each end held, up to the second missing; the aces and wilds held,
-    up to two; the natural card of the run's wild, up to two. A set's: its rank's
-    naturals (up to one of a suit where suits must differ) and whether each wild is held.
+    the places beyond each end held, up to the second missing; the aces held, up to two;
+    the natural card of the run's wild, up to two, or where it holds none, the wilds held,
+    up to two. A set's: its rank's naturals (up to one of a suit where suits must differ)
+    and where it holds no wild, whether each wild is held. (A meld holding a wild is
+    proposed no other: the wilds in hand are not read for it.)
 
     >>> from buraco.cards import parse_cards
     >>> from buraco.moves import counts_of
@@ -125,15 +133,16 @@ def lay_off_reading(shape: Shape, hand: Sequence[int], variant: Variant) -> tupl
     False
     """
     if not shape.is_run:
-        caps = _SET_CAPS if variant.set_suits_distinct else _NO_CAPS
+        caps = (_SET_CAPS if variant.set_suits_distinct else _NO_CAPS) if shape.wild_index < 0 else (
+            _SET_NATURAL_CAPS if variant.set_suits_distinct else _NATURAL_CAPS
+        )
         return _capped(hand, SET_CODES[shape.rank], caps[shape.rank])
     suit = shape.suit
     row = _RUN_PLACES[suit]
-    own = min(hand[row[shape.low + shape.wild_index]], 2) if shape.wild_index >= 0 else -1
-    return (
-        _side_read(hand, suit, range(shape.low - 1, 0, -1)), _side_read(hand, suit, range(shape.high + 1, 15)),
-        min(hand[row[1]], 2), own, *[min(hand[wild], 2) for wild in WILD_CODES],
-    )
+    ends = (_side_read(hand, suit, range(shape.low - 1, 0, -1)), _side_read(hand, suit, range(shape.high + 1, 15)), min(hand[row[1]], 2))
+    if shape.wild_index >= 0:
+        return (*ends, min(hand[row[shape.low + shape.wild_index]], 2))
+    return (*ends, -1, *[min(hand[wild], 2) for wild in WILD_CODES])
 
 
 class LayOff(NamedTuple):

@@ -14,7 +14,7 @@ import pytest
 
 from buraco.analysis.proposals import LayOffTable, MeldTable, Proposals
 from buraco.cards import CARD_KINDS, JOKER_CODE, card_of, parse_cards
-from buraco.melds import Shape
+from buraco.melds import CardToken, Shape, resolve_meld
 from buraco.moves import WILD_CODES, counts_of, rank_set_melds, suit_run_melds
 from buraco.rules import VARIANTS
 
@@ -114,3 +114,16 @@ def test_a_run_with_one_ace_fewer_is_judged_afresh(variant: str) -> None:
     proposals = Proposals(rules)
     proposals.run_melds(2, larger)
     assert proposals.run_melds(2, hand).plays == Proposals(rules).run_melds(2, hand).plays
+
+
+@pytest.mark.parametrize("variant", sorted(v for v, rules in VARIANTS.items() if rules.ace_to_ace))
+def test_lay_offs_with_one_ace_fewer_are_not_shared(variant: str) -> None:
+    """Both ends of 2h..Kh take an ace with two held, one end with one: the two hands read
+    the same places beyond the run, and differ in the aces counted."""
+    rules = VARIANTS[variant]
+    run = resolve_meld([CardToken(c) for c in parse_cards("2h 3h 4h 5h 6h 7h 8h 9h Th Jh Qh Kh")], rules)
+    proposals = Proposals(rules)
+    two = proposals.lay_offs(run, counts_of(parse_cards("Ah Ah 5c")))
+    one = proposals.lay_offs(run, counts_of(parse_cards("Ah 5c")))
+    assert one.plays == Proposals(rules).lay_offs(run, counts_of(parse_cards("Ah 5c"))).plays
+    assert len(two.plays) > len(one.plays)
