@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 WILD_CODES: Final = tuple(c for c in range(CARD_KINDS) if IS_WILD_KIND[c])
 # The card at each run position (1 and 14 the ace) of each suit: the generator's innermost lookup.
-_RUN: Final = tuple(tuple(card_of(p, suit) if p else CARDS[0] for p in range(15)) for suit in range(4))
+RUN_CARDS: Final = tuple(tuple(card_of(p, suit) if p else CARDS[0] for p in range(15)) for suit in range(4))
 
 
 class Play(NamedTuple):
@@ -114,7 +114,7 @@ def _run_melds(
         suits = range(4)
     wilds = sum(hand[w] for w in WILD_CODES)
     for suit in suits:
-        if min_length > 3 and sum(1 for p in range(1, 14) if hand[_RUN[suit][p]]) + 1 + wilds < min_length:
+        if min_length > 3 and sum(1 for p in range(1, 14) if hand[RUN_CARDS[suit][p]]) + 1 + wilds < min_length:
             continue  # too few cards of the suit for a run this long (an ace may count twice)
         yield from _suit_run_melds(hand, suit, containing, min_length, substitutes)
 
@@ -126,7 +126,7 @@ def _suit_run_melds(
         used: dict[int, int] = {}
         missing: list[int] = []
         for high in range(low, min(14, low + 13) + 1):
-            natural = _RUN[suit][high]
+            natural = RUN_CARDS[suit][high]
             if hand[natural] > used.get(natural, 0):
                 used[natural] = used.get(natural, 0) + 1
             else:
@@ -166,7 +166,7 @@ def _run_windows(
     containing: int | None,
     substitutes: bool,
 ) -> Iterator[tuple[CardToken, ...]]:
-    naturals = [_RUN[suit][p] for p in range(low, high + 1)]
+    naturals = [RUN_CARDS[suit][p] for p in range(low, high + 1)]
     if not missing:
         if containing is None or containing in naturals:
             yield tuple(CardToken(c) for c in naturals)
@@ -283,7 +283,7 @@ def _side_extensions(hand: Sequence[int], suit: int, places: Iterable[int]) -> I
     held: list[int] = []
     missing: list[int] = []
     for place in places:
-        natural = _RUN[suit][place]
+        natural = RUN_CARDS[suit][place]
         if hand[natural] > used.get(natural, 0):
             used[natural] = used.get(natural, 0) + 1
             held.append(place)
@@ -300,7 +300,7 @@ def _side_extensions_with_gaps(hand: Sequence[int], suit: int, places: Iterable[
     places of one side are distinct cards). The greedy way comes first, as there."""
     ways: list[tuple[list[int], list[int]]] = [([], [])]  # (places held, places missing)
     for place in places:
-        present = hand[_RUN[suit][place]] > 0
+        present = hand[RUN_CARDS[suit][place]] > 0
         grown: list[tuple[list[int], list[int]]] = []
         for held, missing in ways:
             if present:
@@ -341,8 +341,8 @@ def _run_lay_offs(
                 continue  # even a wild moved beyond the window would leave the meld too short
             held = held_low + held_high
             missing = missing_low + missing_high
-            if held_low and held_high and _RUN[suit][held_low[-1]] == _RUN[suit][held_high[-1]]:
-                if hand[_RUN[suit][held_low[-1]]] < 2:
+            if held_low and held_high and RUN_CARDS[suit][held_low[-1]] == RUN_CARDS[suit][held_high[-1]]:
+                if hand[RUN_CARDS[suit][held_low[-1]]] < 2:
                     continue  # one ace cannot sit at both ends
             yield from _run_windows_laid(variant, hand, suit, wild, wild_at, held, missing, first, last, substitutes)
 
@@ -361,20 +361,20 @@ def _run_windows_laid(
 ) -> Iterator[tuple[CardToken, ...]]:
     used: dict[int, int] = {}
     for place in held:
-        used[_RUN[suit][place]] = used.get(_RUN[suit][place], 0) + 1
-    laid = [_natural_token(_RUN[suit][p], p) for p in held]
+        used[RUN_CARDS[suit][place]] = used.get(RUN_CARDS[suit][place], 0) + 1
+    laid = [_natural_token(RUN_CARDS[suit][p], p) for p in held]
     if wild is None:
         if not missing:
             yield tuple(laid)
             if substitutes:
                 for index, place in enumerate(held):
                     rest = dict(used)
-                    rest[_RUN[suit][place]] -= 1
+                    rest[RUN_CARDS[suit][place]] -= 1
                     for new_wild in _wilds_held(hand, rest):
-                        if new_wild != _RUN[suit][place]:
-                            yield (*laid[:index], CardToken(CARDS[new_wild], _RUN[suit][place]), *laid[index + 1:])
+                        if new_wild != RUN_CARDS[suit][place]:
+                            yield (*laid[:index], CardToken(CARDS[new_wild], RUN_CARDS[suit][place]), *laid[index + 1:])
         else:
-            spot = _RUN[suit][missing[0]]
+            spot = RUN_CARDS[suit][missing[0]]
             for new_wild in _wilds_held(hand, used):
                 if new_wild != spot:
                     yield (*laid, CardToken(CARDS[new_wild], spot))
@@ -388,8 +388,8 @@ def _run_windows_laid(
         if variant.wild_move == "anywhere":
             for place in range(first - 1, last + 2):
                 if 1 <= place <= 14 and place != wild_at:
-                    yield (*laid, CardToken(wild, _RUN[suit][place]))
-    displacing = _RUN[suit][wild_at]
+                    yield (*laid, CardToken(wild, RUN_CARDS[suit][place]))
+    displacing = RUN_CARDS[suit][wild_at]
     if hand[displacing] <= used.get(displacing, 0):
         return
     displaced = (*laid, _natural_token(displacing, wild_at))
@@ -402,7 +402,7 @@ def _run_windows_laid(
     elif variant.wild_move == "anywhere":
         for place in range(first - 1, last + 2):
             if 1 <= place <= 14 and place != wild_at:
-                yield (*displaced, CardToken(wild, _RUN[suit][place]))
+                yield (*displaced, CardToken(wild, RUN_CARDS[suit][place]))
 
 
 def _set_lay_offs(
@@ -556,7 +556,7 @@ def plays_using(state: HandState, card: int, *, held_gaps: bool = False) -> Iter
 
 
 __all__ = [
-    "Play", "WILD_CODES", "add_action", "candidate_lay_offs", "candidate_melds", "counts_of", "discard_actions",
+    "Play", "RUN_CARDS", "WILD_CODES", "add_action", "candidate_lay_offs", "candidate_melds", "counts_of", "discard_actions",
     "draw_step_actions", "lay_off_plays", "legal_plays", "may_extend", "meld_action", "meld_plays", "plays_using",
     "rank_set_melds", "suit_run_melds",
 ]

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import Final, Generic, NamedTuple, TypeVar
 
-from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card, card_of
+from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card
 from ..errors import IllegalActionError
 from ..melds import (
     IS_WILD_KIND,
@@ -48,7 +48,7 @@ from ..melds import (
     resolve_add,
     resolve_meld,
 )
-from ..moves import WILD_CODES, candidate_lay_offs, rank_set_melds, suit_run_melds
+from ..moves import RUN_CARDS, WILD_CODES, candidate_lay_offs, rank_set_melds, suit_run_melds
 from ..rules import Variant
 
 # The card kinds a run of each suit depends on (its suit's cards and every wild), and a
@@ -85,8 +85,6 @@ _RUN_ACE_AT: Final = tuple(codes.index(suit) for suit, codes in enumerate(RUN_CO
 # The new-meld tables of each suit (0-3) and rank (4 + rank) judged last, which a hand
 # holding fewer of their cards may be derived from (Proposals._within).
 RECENT_MELD_TABLES: Final = 4
-# The card at each place of a run of each suit (1 and 14: the ace).
-_RUN_PLACES: Final = tuple(tuple(card_of(place, suit) if place else 0 for place in range(15)) for suit in range(4))
 
 
 def _capped(hand: Sequence[int], codes: tuple[int, ...], caps: tuple[int, ...]) -> tuple[int, ...]:
@@ -99,7 +97,7 @@ def _side_read(hand: Sequence[int], suit: int, places: range) -> int:
     far as :func:`buraco.moves.candidate_lay_offs` reads them: up to the second place
     missing (bit ``i``: the ``i``-th place; a leading 1 marks how many were read)."""
     read, missing, bit = 0, 0, 1
-    row = _RUN_PLACES[suit]
+    row = RUN_CARDS[suit]
     for place in places:
         if hand[row[place]]:
             read |= bit
@@ -138,7 +136,7 @@ def lay_off_reading(shape: Shape, hand: Sequence[int], variant: Variant) -> tupl
         )
         return _capped(hand, SET_CODES[shape.rank], caps[shape.rank])
     suit = shape.suit
-    row = _RUN_PLACES[suit]
+    row = RUN_CARDS[suit]
     ends = (_side_read(hand, suit, range(shape.low - 1, 0, -1)), _side_read(hand, suit, range(shape.high + 1, 15)), min(hand[row[1]], 2))
     if shape.wild_index >= 0:
         return (*ends, min(hand[row[shape.low + shape.wild_index]], 2))
