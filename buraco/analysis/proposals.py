@@ -87,9 +87,9 @@ _RUN_ACE_AT: Final = tuple(codes.index(suit) for suit, codes in enumerate(RUN_CO
 RECENT_MELD_TABLES: Final = 4
 
 
-def _capped(hand: Sequence[int], codes: tuple[int, ...], caps: tuple[int, ...]) -> tuple[int, ...]:
-    """``hand``'s counts of ``codes``, each at most its cap."""
-    return tuple([min(hand[code], cap) for code, cap in zip(codes, caps)])
+def _capped(projection: tuple[int, ...], caps: tuple[int, ...]) -> tuple[int, ...]:
+    """A projection's counts, each at most its cap."""
+    return tuple([min(count, cap) for count, cap in zip(projection, caps)])
 
 
 def _side_read(hand: Sequence[int], suit: int, places: range) -> int:
@@ -134,7 +134,7 @@ def lay_off_reading(shape: Shape, hand: Sequence[int], variant: Variant) -> tupl
         caps = (_SET_CAPS if variant.set_suits_distinct else _NO_CAPS) if shape.wild_index < 0 else (
             _SET_NATURAL_CAPS if variant.set_suits_distinct else _NATURAL_CAPS
         )
-        return _capped(hand, SET_CODES[shape.rank], caps[shape.rank])
+        return _capped(SET_PROJECTIONS[shape.rank](hand), caps[shape.rank])
     suit = shape.suit
     row = RUN_CARDS[suit]
     ends = (_side_read(hand, suit, range(shape.low - 1, 0, -1)), _side_read(hand, suit, range(shape.high + 1, 15)), min(hand[row[1]], 2))
@@ -307,7 +307,7 @@ class Proposals:
         key = (suit, projection)
         table = self._runs.get(key)
         if table is None:
-            read = (suit, _capped(hand, RUN_CODES[suit], _RUN_CAPS[suit]))
+            read = (suit, _capped(projection, _RUN_CAPS[suit]))
             table = self._melds_read.get(read)
             if table is None:
                 table = self._within(suit, projection, hand, RUN_CODES[suit], _RUN_ACE_AT[suit])
@@ -325,7 +325,7 @@ class Proposals:
         table = self._sets.get(key)
         if table is None:
             caps = _SET_CAPS if self.variant.set_suits_distinct else _NO_CAPS
-            read = (4 + rank, _capped(hand, SET_CODES[rank], caps[rank]))  # 0-3: the runs' suits
+            read = (4 + rank, _capped(projection, caps[rank]))  # 0-3: the runs' suits
             table = self._melds_read.get(read)
             if table is None:
                 table = self._within(4 + rank, projection, hand, SET_CODES[rank], -1)
