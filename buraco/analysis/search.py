@@ -524,12 +524,54 @@ def sets_hold_canastas(variant: Variant) -> bool:
     return variant.sets and (variant.set_max is None or variant.set_max >= 7)
 
 
-class MeldState(NamedTuple):
-    number: int
-    shape: Shape
-    side: int
-    owner: int
-    founding: int
+class MeldState:
+    """A meld as a search keeps it: its number, layout, side, owner and founding (see
+    :class:`~buraco.state.TableMeld`). Its hash is worked out once, at the first key that
+    holds it: every transposition key and remembered search holds the table's melds, and
+    hashing them anew each time (a tuple of a tuple of cards) was 2% of brasil's tail
+    hands' instructions (docs/benchmarks.md, forty-first round).
+
+    >>> from buraco.cards import parse_cards
+    >>> from buraco.melds import CardToken, resolve_meld
+    >>> from buraco.rules import VARIANTS
+    >>> run = resolve_meld([CardToken(c) for c in parse_cards("7h 8h 9h")], VARIANTS["brasil"])
+    >>> meld, again = MeldState(1, run, 0, 1, 0), MeldState(1, run, 0, 1, 0)
+    >>> meld == again, hash(meld) == hash(again), meld is again
+    (True, True, False)
+    >>> meld == MeldState(2, run, 0, 1, 0), meld == MeldState(1, run, 1, 1, 0), len({meld, again, meld._replace(shape=run)})
+    (False, False, 1)
+    """
+
+    __slots__ = ("number", "shape", "side", "owner", "founding", "_hash")
+
+    def __init__(self, number: int, shape: Shape, side: int, owner: int, founding: int) -> None:
+        self.number = number
+        self.shape = shape
+        self.side = side
+        self.owner = owner
+        self.founding = founding
+        self._hash = 0
+
+    def __hash__(self) -> int:
+        if not self._hash:
+            self._hash = hash((self.number, self.shape, self.side, self.owner, self.founding)) or 1
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, MeldState):
+            return NotImplemented
+        return (
+            self.__hash__() == other.__hash__() and self.number == other.number and self.side == other.side
+            and self.owner == other.owner and self.founding == other.founding and self.shape == other.shape
+        )
+
+    def __repr__(self) -> str:
+        return f"MeldState({self.number}, {self.shape!r}, {self.side}, {self.owner}, {self.founding})"
+
+    def _replace(self, shape: Shape) -> MeldState:
+        return MeldState(self.number, shape, self.side, self.owner, self.founding)
 
 
 class SideMeld(NamedTuple):
