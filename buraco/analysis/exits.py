@@ -314,7 +314,7 @@ def wild_blind(meld: MeldState) -> MeldState:
     wild = shape.cards[shape.wild_index]
     if wild == JOKER_CODE or (shape.is_run and wild == card_of(2, shape.suit)):
         return meld
-    return meld._replace(shape=_joker_for_wild(shape))
+    return meld.with_shape(_joker_for_wild(shape))
 
 
 def _joker_for_wild(shape: Shape) -> Shape:

@@ -526,10 +526,11 @@ def sets_hold_canastas(variant: Variant) -> bool:
 
 class MeldState:
     """A meld as a search keeps it: its number, layout, side, owner and founding (see
-    :class:`~buraco.state.TableMeld`). Its hash is worked out once, at the first key that
-    holds it: every transposition key and remembered search holds the table's melds, and
-    hashing them anew each time (a tuple of a tuple of cards) was 2% of brasil's tail
-    hands' instructions (docs/benchmarks.md, forty-first round).
+    :class:`~buraco.state.TableMeld`), never changed once made. Its hash is worked out
+    once, at the first key that holds it: every transposition key and remembered search
+    holds the table's melds, which as a tuple were hashed anew each time, their shapes'
+    cards included (as a class of its own, brasil's tail hands execute 2.0% fewer
+    instructions: docs/benchmarks.md, forty-first round).
 
     >>> from buraco.cards import parse_cards
     >>> from buraco.melds import CardToken, resolve_meld
@@ -538,7 +539,7 @@ class MeldState:
     >>> meld, again = MeldState(1, run, 0, 1, 0), MeldState(1, run, 0, 1, 0)
     >>> meld == again, hash(meld) == hash(again), meld is again
     (True, True, False)
-    >>> meld == MeldState(2, run, 0, 1, 0), meld == MeldState(1, run, 1, 1, 0), len({meld, again, meld._replace(shape=run)})
+    >>> meld == MeldState(2, run, 0, 1, 0), meld == MeldState(1, run, 1, 1, 0), len({meld, again, meld.with_shape(run)})
     (False, False, 1)
     """
 
@@ -570,7 +571,8 @@ class MeldState:
     def __repr__(self) -> str:
         return f"MeldState({self.number}, {self.shape!r}, {self.side}, {self.owner}, {self.founding})"
 
-    def _replace(self, shape: Shape) -> MeldState:
+    def with_shape(self, shape: Shape) -> MeldState:
+        """The same meld laid out as ``shape``."""
         return MeldState(self.number, shape, self.side, self.owner, self.founding)
 
 
