@@ -539,8 +539,12 @@ class MeldState:
     >>> meld, again = MeldState(1, run, 0, 1, 0), MeldState(1, run, 0, 1, 0)
     >>> meld == again, hash(meld) == hash(again), meld is again
     (True, True, False)
-    >>> meld == MeldState(2, run, 0, 1, 0), meld == MeldState(1, run, 1, 1, 0), len({meld, again, meld.with_shape(run)})
-    (False, False, 1)
+    >>> longer = resolve_meld([CardToken(c) for c in parse_cards("7h 8h 9h Th")], VARIANTS["brasil"])
+    >>> [meld == other for other in (MeldState(2, run, 0, 1, 0), MeldState(1, run, 1, 1, 0), MeldState(1, run, 0, 2, 0),
+    ...                              MeldState(1, run, 0, 1, 1), meld.with_shape(longer))]  # each field tells them apart
+    [False, False, False, False, False]
+    >>> len({meld, again, meld.with_shape(run)})
+    1
     """
 
     __slots__ = ("number", "shape", "side", "owner", "founding", "_hash")
