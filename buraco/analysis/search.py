@@ -48,7 +48,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from operator import add, itemgetter
+from operator import itemgetter
 from typing import Final, Literal, NamedTuple, cast
 
 from ..actions import TAKE, Action, discard_action
@@ -604,28 +604,37 @@ def side_meld(meld: MeldState) -> SideMeld:
     return tuple.__new__(SideMeld, (meld, is_run, shape.suit if is_run else shape.rank, len(shape.cards), int(wild_index < 0), stays_dirty))
 
 
-def _counts_of(hand: Sequence[int]) -> tuple[list[int], list[int], int]:
-    """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`), by
-    slices: a card's code is ``(rank - 1) * 4 + suit``, the joker's last (each rank is
-    the four suits' slices added place by place, at C speed).
+def _counts_of(hand: tuple[int, ...]) -> tuple[list[int], list[int], int]:
+    """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`): a
+    card's code is ``(rank - 1) * 4 + suit``, the joker's last, so each rank is four
+    codes in a row, one per suit. Read rank by rank into locals: compiled, on a tuple,
+    a fifth of the cost of slicing the hand by suit and adding the slices place by place
+    (the reach of every turn and the start of every take count a hand), and no dearer
+    interpreted.
 
     >>> hand = [0] * 53
     >>> hand[0] = hand[4] = hand[5] = hand[52] = 1  # Ac, 2c, 2d, a joker
-    >>> suits, ranks, wilds = _counts_of(hand)
+    >>> suits, ranks, wilds = _counts_of(tuple(hand))
     >>> suits, ranks[1], ranks[2], wilds
     ([2, 1, 0, 0], 1, 2, 3)
     """
-    clubs, diamonds, hearts, spades = hand[0:JOKER_CODE:4], hand[1:JOKER_CODE:4], hand[2:JOKER_CODE:4], hand[3:JOKER_CODE:4]
-    suits = [sum(clubs), sum(diamonds), sum(hearts), sum(spades)]
-    ranks = [0, *map(add, map(add, clubs, diamonds), map(add, hearts, spades))]
-    return suits, ranks, hand[JOKER_CODE] + ranks[2]
+    clubs = diamonds = hearts = spades = 0
+    ranks = [0]
+    for first in range(0, JOKER_CODE, 4):
+        club, diamond, heart, spade = hand[first], hand[first + 1], hand[first + 2], hand[first + 3]
+        clubs += club
+        diamonds += diamond
+        hearts += heart
+        spades += spade
+        ranks.append(club + diamond + heart + spade)
+    return [clubs, diamonds, hearts, spades], ranks, hand[JOKER_CODE] + ranks[2]
 
 
 def _count_in(suits: list[int], ranks: list[int], wilds: int, cards: Sequence[int], sign: int) -> int:
     """Count ``cards`` into (``sign`` 1) or out of (-1) a hand's counts by suit and by rank
     (see :func:`_counts_of`), in place; returns its wilds' count after.
 
-    >>> suits, ranks, wilds = _counts_of([0] * 53)
+    >>> suits, ranks, wilds = _counts_of((0,) * 53)
     >>> _count_in(suits, ranks, wilds, [4, 52], 1), suits[0], ranks[2]  # 2c, a joker
     (2, 1, 1)
     """
@@ -1319,7 +1328,7 @@ class Walk(CountedTable):
             fork = self.fork()
             fork.hand = list(hand)
             fork.size = size
-            fork._suits, fork._ranks, fork._wilds = _counts_of(fork.hand)
+            fork._suits, fork._ranks, fork._wilds = _counts_of(tuple(hand))
             fork.met = True
             search = _CanastaSearch(fork, None, -1)
             search.relaxed = True
