@@ -1400,8 +1400,12 @@ def card_may_be_held(
     wild = 1 if wild_held else 0
     distinct = variant.set_suits_distinct
     if variant.sets:
-        codes = range((rank - 1) * 4, rank * 4)
-        if (sum(1 for c in codes if hand[c]) if distinct else sum(hand[c] for c in codes)) + wild >= 3:
+        held = wild  # the cards of its rank a new set could hold with it, one wild at most
+        for code in range((rank - 1) * 4, rank * 4):  # a loop, not a sum over a generator: compiled, a third of the cost
+            count = hand[code]
+            if count:
+                held += 1 if distinct else count
+        if held >= 3:
             return True
     set_max = variant.set_max
     for shape in sets:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, cast
 
 from ..actions import DISCARD, DRAW, TAKE, Action, draw_action, take_action
 from ..cards import CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
@@ -111,8 +111,10 @@ class Turn:
             if not pile or (self.draw.verb == TAKE and (self.draw.depth or len(pile)) == len(pile)):
                 self._reach = self.start()  # no other draw choice, or the whole pile taken
             else:
-                hand = list(before.hands[self.seat])
-                for card in pile:
+                hand: list[int] = list(before.hands[self.seat])
+                # The pile's cards read as plain ints: compiled, a list's own item access
+                # (its Card objects are ints, and index it so).
+                for card in cast("list[int]", pile):
                     hand[card] += 1
                 if self.draw.verb == DRAW:
                     hand[self.draw.cards[0]] += 1
