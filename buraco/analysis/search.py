@@ -706,7 +706,10 @@ class CountedTable:
                 projection = projections[slot] = (
                     RUN_PROJECTIONS[shape.suit](self.hand) if shape.is_run else SET_PROJECTIONS[shape.rank](self.hand)
                 )
-        key = (shape, meld.founding, projection)
+        # By the meld, whose hash is worked out once (a shape's is not): the bound reads its
+        # shape and founding only, and the melds it is asked of stay on the table turn
+        # after turn (each turn's reach asks it of every meld of the side).
+        key = (meld, projection)
         bounds = self.context._kind_bounds
         found = bounds.get(key)
         if found is None:
@@ -783,7 +786,7 @@ class CountedTable:
                 projection = projections.get(slot)
                 if projection is None:
                     projection = projections[slot] = RUN_PROJECTIONS[suit_or_rank](hand) if is_run else SET_PROJECTIONS[suit_or_rank](hand)
-                known = remembered.get((meld.shape, meld.founding, projection))
+                known = remembered.get((meld, projection))
                 bound = self.kind_bound(meld, projections) if known is None else known
             total += bound
             if into is not None:
