@@ -60,11 +60,57 @@ SET_CODES: Final = tuple(
     tuple(c for c in range(CARD_KINDS) if (c != JOKER_CODE and RANK_OF[c] == rank) or IS_WILD_KIND[c])
     for rank in range(14)
 )
-# A hand's counts of those kinds, read at C speed (every caching key below holds one).
-# Each reads five kinds at least (the wilds), so the getter always returns a tuple.
+# A hand's counts of those kinds, in their order (every caching key below holds one), by a
+# getter for any sequence. Each reads five kinds at least (the wilds), so the getter always
+# returns a tuple.
 Projection = Callable[[Sequence[int]], tuple[int, ...]]
 RUN_PROJECTIONS: Final[tuple[Projection, ...]] = tuple(itemgetter(*codes) for codes in RUN_CODES)
 SET_PROJECTIONS: Final[tuple[Projection, ...]] = tuple(itemgetter(*codes) for codes in SET_CODES)
+
+
+# The searches read a projection of their hand, a list, at every table and bound: written
+# out as a tuple display, a list is read by its own item access where the analysis is
+# compiled, at half the cost of the getter (which asks the list for each item as any
+# object would), and at the same cost interpreted. The codes are written as numbers: the
+# 2s are 4 to 7, the joker 52 (the doctests check them against RUN_CODES and SET_CODES).
+
+
+def run_projection(suit: int, hand: Sequence[int]) -> tuple[int, ...]:
+    """``RUN_PROJECTIONS[suit](hand)``: the counts of the kinds :data:`RUN_CODES` lists for a
+    run of ``suit``, in that order (its ace, the four 2s, its 3 to king, the joker).
+
+    >>> import random
+    >>> hand = [random.Random(seed).randrange(3) for seed in range(53)]
+    >>> all(run_projection(suit, held) == tuple(hand[code] for code in RUN_CODES[suit])
+    ...     for suit in range(4) for held in (hand, tuple(hand)))
+    True
+    """
+    if isinstance(hand, list):
+        return (
+            hand[suit], hand[4], hand[5], hand[6], hand[7], hand[suit + 8], hand[suit + 12], hand[suit + 16],
+            hand[suit + 20], hand[suit + 24], hand[suit + 28], hand[suit + 32], hand[suit + 36], hand[suit + 40],
+            hand[suit + 44], hand[suit + 48], hand[52],
+        )
+    return RUN_PROJECTIONS[suit](hand)
+
+
+def set_projection(rank: int, hand: Sequence[int]) -> tuple[int, ...]:
+    """``SET_PROJECTIONS[rank](hand)``: the counts of the kinds :data:`SET_CODES` lists for a
+    set of ``rank``, in that order (by code: the wilds and the rank's four suits).
+
+    >>> import random
+    >>> hand = [random.Random(seed).randrange(3) for seed in range(53)]
+    >>> all(set_projection(rank, held) == tuple(hand[code] for code in SET_CODES[rank])
+    ...     for rank in range(14) for held in (hand, tuple(hand)))
+    True
+    """
+    if isinstance(hand, list):
+        if rank >= 3:
+            first = (rank - 1) * 4
+            return (hand[4], hand[5], hand[6], hand[7], hand[first], hand[first + 1], hand[first + 2], hand[first + 3], hand[52])
+        if rank == 1:
+            return (hand[0], hand[1], hand[2], hand[3], hand[4], hand[5], hand[6], hand[7], hand[52])
+    return SET_PROJECTIONS[rank](hand)
 
 # What the generator reads of a hand is less than a projection: whether a natural card is
 # held, and for the ace (both ends of a run), a wild (one stands in, another of it may be
@@ -134,7 +180,7 @@ def lay_off_reading(shape: Shape, hand: Sequence[int], variant: Variant) -> tupl
         caps = (_SET_CAPS if variant.set_suits_distinct else _NO_CAPS) if shape.wild_index < 0 else (
             _SET_NATURAL_CAPS if variant.set_suits_distinct else _NATURAL_CAPS
         )
-        return _capped(SET_PROJECTIONS[shape.rank](hand), caps[shape.rank])
+        return _capped(set_projection(shape.rank, hand), caps[shape.rank])
     suit = shape.suit
     row = RUN_CARDS[suit]
     ends = (_side_read(hand, suit, range(shape.low - 1, 0, -1)), _side_read(hand, suit, range(shape.high + 1, 15)), min(hand[row[1]], 2))
@@ -263,7 +309,7 @@ class Proposals:
 
     def lay_offs(self, shape: Shape, hand: Sequence[int]) -> LayOffTable:
         """Every lay-off of ``hand``'s cards onto a meld of ``shape`` that the rules accept."""
-        key = (shape, RUN_PROJECTIONS[shape.suit](hand) if shape.is_run else SET_PROJECTIONS[shape.rank](hand))
+        key = (shape, run_projection(shape.suit, hand) if shape.is_run else set_projection(shape.rank, hand))
         table = self._lay_offs.get(key)
         if table is None:
             read = (shape, lay_off_reading(shape, hand, self.variant))
@@ -303,7 +349,7 @@ class Proposals:
 
     def run_melds(self, suit: int, hand: Sequence[int]) -> MeldTable:
         """Every new run of ``suit`` that ``hand`` can lay and the rules accept."""
-        projection = RUN_PROJECTIONS[suit](hand)
+        projection = run_projection(suit, hand)
         key = (suit, projection)
         table = self._runs.get(key)
         if table is None:
@@ -320,7 +366,7 @@ class Proposals:
 
     def set_melds(self, rank: int, hand: Sequence[int]) -> MeldTable:
         """Every new set of ``rank`` that ``hand`` can lay and the rules accept."""
-        projection = SET_PROJECTIONS[rank](hand)
+        projection = set_projection(rank, hand)
         key = (rank, projection)
         table = self._sets.get(key)
         if table is None:
@@ -413,5 +459,5 @@ def holds(hand: Sequence[int], cards: Sequence[int]) -> bool:
 
 __all__ = [
     "LayOff", "LayOffTable", "MeldTable", "NewMeld", "Proposals", "RUN_CODES", "RUN_PROJECTIONS", "SET_CODES",
-    "SET_PROJECTIONS", "holds", "lay_off_reading", "WILD_CODES",
+    "SET_PROJECTIONS", "holds", "lay_off_reading", "run_projection", "set_projection", "WILD_CODES",
 ]

@@ -72,7 +72,7 @@ from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
 from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
 from .compiled import python_class
-from .proposals import RUN_PROJECTIONS, SET_PROJECTIONS, LayOff, NewMeld, Proposals
+from .proposals import LayOff, NewMeld, Proposals, run_projection, set_projection
 
 BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
 
@@ -698,13 +698,13 @@ class CountedTable:
             # bounds asked in abierto, answered without reading the hand.
             return self.variant.bonus_dirty
         if projections is None:
-            projection = RUN_PROJECTIONS[shape.suit](self.hand) if shape.is_run else SET_PROJECTIONS[shape.rank](self.hand)
+            projection = run_projection(shape.suit, self.hand) if shape.is_run else set_projection(shape.rank, self.hand)
         else:
             slot = shape.suit if shape.is_run else 4 + shape.rank
             projection = projections.get(slot)  # type: ignore[assignment]
             if projection is None:
                 projection = projections[slot] = (
-                    RUN_PROJECTIONS[shape.suit](self.hand) if shape.is_run else SET_PROJECTIONS[shape.rank](self.hand)
+                    run_projection(shape.suit, self.hand) if shape.is_run else set_projection(shape.rank, self.hand)
                 )
         # By the meld, whose hash is worked out once (a shape's is not): the bound reads its
         # shape and founding only, and the melds it is asked of stay on the table turn
@@ -743,7 +743,7 @@ class CountedTable:
         for suit in range(4):
             if suits[suit] < 6:
                 continue  # a canasta of seven holds at least six cards of its suit
-            key: tuple[object, ...] = ("run", suit, RUN_PROJECTIONS[suit](hand))
+            key: tuple[object, ...] = ("run", suit, run_projection(suit, hand))
             found = bounds.get(key)
             if found is None:
                 found = bounds[key] = new_run_groups(self.variant, hand, suit)
@@ -785,7 +785,7 @@ class CountedTable:
                 slot = suit_or_rank if is_run else 4 + suit_or_rank
                 projection = projections.get(slot)
                 if projection is None:
-                    projection = projections[slot] = RUN_PROJECTIONS[suit_or_rank](hand) if is_run else SET_PROJECTIONS[suit_or_rank](hand)
+                    projection = projections[slot] = run_projection(suit_or_rank, hand) if is_run else set_projection(suit_or_rank, hand)
                 known = remembered.get((meld, projection))
                 bound = self.kind_bound(meld, projections) if known is None else known
             total += bound
@@ -1200,7 +1200,7 @@ class Walk(CountedTable):
         total = 0
         for slot, places in self._slots.items():
             group = tuple([melds[place] for place in places])
-            key = (group, RUN_PROJECTIONS[slot](hand) if slot < 4 else SET_PROJECTIONS[slot - 4](hand))
+            key = (group, run_projection(slot, hand) if slot < 4 else set_projection(slot - 4, hand))
             found = remembered.get(key)
             if found is None:
                 if len(remembered) >= SLOT_BOUNDS_REMEMBERED:
@@ -1225,7 +1225,7 @@ class Walk(CountedTable):
                 else:
                     total += self.meld_bonus(meld)
         if self.size >= 7 and suits[suit] >= 6:
-            key: tuple[object, ...] = ("run", suit, RUN_PROJECTIONS[suit](self.hand))
+            key: tuple[object, ...] = ("run", suit, run_projection(suit, self.hand))
             found = self.context._new_bounds.get(key)
             if found is None:
                 found = self.context._new_bounds[key] = new_run_groups(self.variant, self.hand, suit)
@@ -1322,7 +1322,7 @@ class Walk(CountedTable):
     def _suit_gain(self, suit: int, runs: tuple[tuple[int, Shape, int], ...], hand: list[int]) -> int:
         """The most the side's runs of ``suit`` (and new runs of it) could gain from ``hand``
         by plays on them alone: the canasta search kept to that suit, remembered."""
-        projection = RUN_PROJECTIONS[suit](hand)
+        projection = run_projection(suit, hand)
         size = sum(hand)
         # Whether a card of no concern to these runs stays in hand: a line may not use the last.
         key = (suit, runs, projection, size > sum(projection), self.variant.out_by_meld)
@@ -1918,7 +1918,7 @@ class _CanastaSearch:
         for suit in range(4):
             if only is not None and suit != only:
                 continue
-            if sum(RUN_PROJECTIONS[suit](hand)) < 7 or suits[suit] + wilds < 7:
+            if sum(run_projection(suit, hand)) < 7 or suits[suit] + wilds < 7:
                 continue
             found.extend((bonus, "meld", -1, play) for bonus, play in proposals.run_melds(suit, hand).canastas(variant))
         if only is None and sets_hold_canastas(variant):
