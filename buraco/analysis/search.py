@@ -1346,6 +1346,26 @@ class Walk(CountedTable):
 
 
 RUN_PLACE_COUNTS: Final = tuple(itemgetter(*(card_of(p, suit) for p in range(1, 15))) for suit in range(4))  # a hand's counts by run position 1..14
+
+
+def run_place_counts(suit: int, hand: Sequence[int]) -> tuple[int, ...]:
+    """``RUN_PLACE_COUNTS[suit](hand)``: the hand's cards of ``suit`` by run place 1..14
+    (the ace at both ends), a list written out as :func:`~.proposals.run_projection` reads
+    one (code ``(place - 1) * 4 + suit``).
+
+    >>> hand = [seed % 3 for seed in range(53)]
+    >>> all(run_place_counts(suit, held) == RUN_PLACE_COUNTS[suit](hand) for suit in range(4) for held in (hand, tuple(hand)))
+    True
+    """
+    if isinstance(hand, list):
+        return (
+            hand[suit], hand[suit + 4], hand[suit + 8], hand[suit + 12], hand[suit + 16], hand[suit + 20], hand[suit + 24],
+            hand[suit + 28], hand[suit + 32], hand[suit + 36], hand[suit + 40], hand[suit + 44], hand[suit + 48], hand[suit],
+        )
+    by_place: tuple[int, ...] = RUN_PLACE_COUNTS[suit](hand)
+    return by_place
+
+
 _WILDS_HELD: Final = itemgetter(*WILD_CODES)
 
 
@@ -1386,7 +1406,7 @@ def card_may_be_held(
     True
     """
     rank = RANK_OF[card]
-    counts = RUN_PLACE_COUNTS[SUIT_OF[card]](hand)  # the hand's cards of the suit at run places 1..14 (index place - 1)
+    counts = run_place_counts(SUIT_OF[card], hand)  # the hand's cards of the suit at run places 1..14 (index place - 1)
     places = (1, 14) if rank == 1 else (rank,)
     for place in places:
         # The three windows of three places holding it: two of the other places held, or
@@ -1516,7 +1536,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
         wild is not None and variant.wild_move != "anywhere" and not hand[card_of(wild_at, suit)]
     )
     high = low + len(shape.cards) - 1
-    fill = bytearray((0, *RUN_PLACE_COUNTS[suit](hand)))  # a byte a position: see _window_lengths
+    fill = bytearray((0, *run_place_counts(suit, hand)))  # a byte a position: see _window_lengths
     held_at_wild = fill[wild_at]
     fill[low:high + 1] = _FILLED[:high - low + 1]
     if wild_at:
@@ -1572,7 +1592,7 @@ def new_run_groups(variant: Variant, hand: Sequence[int], suit: int) -> tuple[tu
     canastas could have it). A canasta of seven cards holds at most one wild, so at least
     six of the suit's cards: no more than a sixth of them make canastas; and its cards
     fill a window of positions (see :func:`meld_bonus_bound`)."""
-    by_place = RUN_PLACE_COUNTS[suit](hand)
+    by_place = run_place_counts(suit, hand)
     count = sum(by_place[:13]) // 6  # places 1..13: place 14 is the ace again
     if not count:
         return ()
