@@ -389,15 +389,25 @@ class _ExitSearch:
         # so the constant below plus the side's canasta bonus minus the card thrown. The
         # other sides' scores change only by their canasta bonus (a brasil lay-off on their
         # melds): up by a canasta completed, down by a wild spoiling a clean one.
-        scores = scores_if_ended(base, OUT, seat)
-        hand_before = sum(values[c] * n for c, n in enumerate(base.hands[seat]) if n)
+        context = walk.context
+        known = context.exit_constants.get((id(base), seat))
+        if known is None or known[0] is not base:
+            # The engine scores the table once a turn (the entry keeps it alive: its id is
+            # not reused): the searches of the draw as played and of every take passed over
+            # start from it.
+            if len(context.exit_constants) >= EXIT_MEMO_SIZE:
+                context.exit_constants.clear()
+            totals = tuple(score.total for score in scores_if_ended(base, OUT, seat))
+            held_points = sum(values[c] * n for c, n in enumerate(base.hands[seat]) if n)
+            known = context.exit_constants[(id(base), seat)] = (base, totals, held_points)
+        _, totals, hand_before = known
         hand_after = sum(values[c] * n for c, n in enumerate(walk.start.hand) if n)  # the table the search starts at
-        own = scores[walk.side].total + hand_before + hand_after - side_bonus(base, walk.side)
+        own = totals[walk.side] + hand_before + hand_after - context.bonus_of(base, walk.side)
         if walk.start.draw is not None and base.dead_unplayed[walk.side] == seat:
             # From before the draw step: the penalty for a dead pile "taken but never played
             # from" (rules.md 3) is in the scores above, and the draw step lifts it.
             own += variant.penalty_dead_unplayed
-        others = [(i, s.total) for i, s in enumerate(scores) if i != walk.side]
+        others = [(i, total) for i, total in enumerate(totals) if i != walk.side]
         spoil = 0
         root_hand = walk.start.hand
         if variant.lay_off_anyone and any(root_hand[w] for w in WILD_CODES):

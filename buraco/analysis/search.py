@@ -137,6 +137,11 @@ class SearchContext:
         # The exit searches made, by their light table and then by what each was asked
         # (buraco.analysis.exits: _Remembered by Question).
         self.exits: dict[tuple[object, ...], dict[tuple[object, ...], tuple[object, ...]]] = {}
+        # What the margin bound of an exit search reads of the table before the draw step
+        # (buraco.analysis.exits: _ExitSearch.prepare_constants), by the table's id and the
+        # seat: the sides' scores were the player to go out there, and the player's hand's
+        # card points. The turn as played and every take passed over share that table.
+        self.exit_constants: dict[tuple[int, int], tuple[HandState, tuple[int, ...], int]] = {}
         # The canasta searches made, likewise (_RememberedLines): a hand's tables come back,
         # as when a player takes the pile's top card and throws it back turn after turn.
         self.canasta_lines: dict[tuple[object, ...], _RememberedLines] = {}
@@ -198,6 +203,7 @@ class SearchContext:
         self._suit_gains.clear()
         self._slot_bounds.clear()
         self.exits.clear()
+        self.exit_constants.clear()
         self.canasta_lines.clear()
         self.proposals = Proposals(self.variant)
 
