@@ -112,12 +112,13 @@ class Turn:
                 self._reach = self.start()  # no other draw choice, or the whole pile taken
             else:
                 hand: list[int] = list(before.hands[self.seat])
-                # The pile's cards read as plain ints: compiled, a list's own item access
-                # (its Card objects are ints, and index it so).
+                # The pile's cards read as plain ints, and added as such (compiled, ``+=`` on a
+                # list item adds objects): its Card objects are ints, and index it so.
                 for card in cast("list[int]", pile):
-                    hand[card] += 1
+                    hand[card] = hand[card] + 1
                 if self.draw.verb == DRAW:
-                    hand[self.draw.cards[0]] += 1
+                    drawn: int = self.draw.cards[0]
+                    hand[drawn] = hand[drawn] + 1
                 self._reach = Start.holding(before, tuple(hand))
         return self._reach
 
