@@ -27,11 +27,10 @@ from itertools import compress
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action
-from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
+from ..cards import CARD_KINDS, CARDS, JOKER_CODE, card_of
 from ..melds import (
     CLEAN,
     DIRTY,
-    IS_WILD_KIND,
     Shape,
     canasta_bonus,
     canasta_kind,
@@ -41,7 +40,7 @@ from ..melds import (
 from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
-from .proposals import LayOff, LayOffTable, MeldTable, NewMeld
+from .proposals import IS_WILD_KIND, RANK_OF, SUIT_OF, LayOff, LayOffTable, MeldTable, NewMeld
 from .search import (
     SETS_PART,
     Exit,

@@ -35,10 +35,11 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import Final, Generic, NamedTuple, TypeVar
 
-from ..cards import CARD_KINDS, JOKER_CODE, RANK_OF, SUIT_OF, Card
+from .. import cards as _cards
+from .. import melds as _melds
+from ..cards import CARD_KINDS, JOKER_CODE, Card
 from ..errors import IllegalActionError
 from ..melds import (
-    IS_WILD_KIND,
     CardToken,
     Shape,
     canasta_bonus,
@@ -50,6 +51,14 @@ from ..melds import (
 )
 from ..moves import RUN_CARDS, WILD_CODES, candidate_lay_offs, rank_set_melds, suit_run_melds
 from ..rules import Variant
+
+# The card tables as finals of the compiled searches (the other modules import them from
+# here): compiled, a final is read from a C static, where a name imported from an
+# interpreted module is looked up in the module's dictionary at every use (the searches
+# read them card by card).
+SUIT_OF: Final[tuple[int, ...]] = _cards.SUIT_OF
+RANK_OF: Final[tuple[int, ...]] = _cards.RANK_OF
+IS_WILD_KIND: Final[tuple[bool, ...]] = _melds.IS_WILD_KIND
 
 # The card kinds a run of each suit depends on (its suit's cards and every wild), and a
 # set of each rank (its rank's cards and every wild).

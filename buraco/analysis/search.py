@@ -52,14 +52,13 @@ from operator import itemgetter
 from typing import Final, Literal, NamedTuple, cast
 
 from ..actions import TAKE, Action, discard_action
-from ..cards import CARD_KINDS, CARDS, JOKER_CODE, RANK_OF, SUIT_OF, card_of
+from ..cards import CARD_KINDS, CARDS, JOKER_CODE, card_of
 from ..errors import IllegalActionError
 from ..melds import (
     ALL_13,
     ALL_14,
     CLEAN,
     DIRTY,
-    IS_WILD_KIND,
     CardToken,
     Shape,
     canasta_bonus,
@@ -72,7 +71,7 @@ from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
 from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
 from .compiled import python_class
-from .proposals import LayOff, NewMeld, Proposals, run_projection, set_projection
+from .proposals import IS_WILD_KIND, RANK_OF, SUIT_OF, LayOff, NewMeld, Proposals, run_projection, set_projection
 
 BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
 

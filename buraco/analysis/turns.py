@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Final, cast
 
 from ..actions import DISCARD, DRAW, TAKE, Action, draw_action, take_action
-from ..cards import CARD_TEXT, CARDS, RANK_OF, SUIT_OF, Card
+from ..cards import CARD_TEXT, CARDS, Card
 from ..errors import BuracoError
-from ..melds import IS_WILD_KIND, CardToken, Shape, canasta_bonus, resolve_add
+from ..melds import CardToken, Shape, canasta_bonus, resolve_add
 from ..notation import Record
 from ..replay import deal_hand
 from ..rules import Variant
@@ -42,6 +42,7 @@ from .findings import (
     severity_of,
     thresholds_for,
 )
+from .proposals import IS_WILD_KIND, RANK_OF, SUIT_OF
 from .search import (
     Budget,
     Exit,
