@@ -27,7 +27,7 @@ from itertools import compress
 from typing import Final, NamedTuple, cast
 
 from ..actions import Action
-from ..cards import CARD_KINDS, CARDS, JOKER_CODE, card_of
+from ..cards import CARD_KINDS, CARDS, JOKER_CODE
 from ..melds import (
     CLEAN,
     DIRTY,
@@ -40,7 +40,7 @@ from ..melds import (
 from ..moves import WILD_CODES
 from ..scoring import score_hand, scores_if_ended
 from ..state import OUT, HandState
-from .proposals import IS_WILD_KIND, RANK_OF, SUIT_OF, LayOff, LayOffTable, MeldTable, NewMeld
+from .proposals import IS_WILD_KIND, RANK_OF, SUIT_OF, LayOff, LayOffTable, MeldTable, NewMeld, code_of
 from .search import (
     SETS_PART,
     Exit,
@@ -311,7 +311,7 @@ def wild_blind(meld: MeldState) -> MeldState:
     """
     shape = meld.shape
     wild = shape.cards[shape.wild_index]
-    if wild == JOKER_CODE or (shape.is_run and wild == card_of(2, shape.suit)):
+    if wild == JOKER_CODE or (shape.is_run and wild == code_of(2, shape.suit)):
         return meld
     return meld.with_shape(_joker_for_wild(shape))
 
@@ -1150,7 +1150,7 @@ def _may_take_natural_two(shape: Shape, suit: int, hand: Sequence[int]) -> bool:
     """
     if not shape.is_run or shape.suit != suit or shape.wild_index >= 0 or shape.low < 3:
         return False
-    return all(hand[card_of(place, suit)] for place in range(3, shape.low))
+    return all(hand[code_of(place, suit)] for place in range(3, shape.low))
 
 
 def _leads_to_no_exit(play: LayOff | NewMeld, kept: int, hand: Sequence[int], left: int, by_meld: bool) -> bool:

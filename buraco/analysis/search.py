@@ -71,7 +71,17 @@ from ..moves import WILD_CODES, add_action, discard_actions, meld_action
 from ..rules import Variant
 from ..state import OUT, PLAY_STEP, HandState, Obligation, TableMeld
 from .compiled import python_class
-from .proposals import IS_WILD_KIND, RANK_OF, SUIT_OF, LayOff, NewMeld, Proposals, run_projection, set_projection
+from .proposals import (
+    IS_WILD_KIND,
+    RANK_OF,
+    SUIT_OF,
+    LayOff,
+    NewMeld,
+    Proposals,
+    code_of,
+    run_projection,
+    set_projection,
+)
 
 BUDGET_EVERY: Final = 64  # tables a search visits between two looks at the CPU clock
 
@@ -1384,7 +1394,7 @@ _WILDS_HELD: Final = itemgetter(*WILD_CODES)
 def _other_wild_held(hand: Sequence[int], suit: int) -> bool:
     """Does ``hand`` hold a wild other than ``suit``'s 2 (which a run of that suit may hold
     as its natural 2)?"""
-    two = card_of(2, suit)
+    two = code_of(2, suit)
     return any(hand[w] for w in WILD_CODES if w != two)
 
 
@@ -1545,7 +1555,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     # A wild leaves its place only for its natural card (but where it may move anywhere):
     # without that card in hand it stays where it is, as if fixed.
     fixed = variant.wild_move == "fixed" or (
-        wild is not None and variant.wild_move != "anywhere" and not hand[card_of(wild_at, suit)]
+        wild is not None and variant.wild_move != "anywhere" and not hand[code_of(wild_at, suit)]
     )
     high = low + len(shape.cards) - 1
     fill = bytearray((0, *run_place_counts(suit, hand)))  # a byte a position: see _window_lengths
@@ -1563,7 +1573,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     else:
         gaps = 1 if (wild is not None or wild_in_hand) else 0
     longest = min(14, _window_lengths(fill, must_low, must_high, gaps))
-    two = card_of(2, suit)
+    two = code_of(2, suit)
     if (
         longest >= 7 and wild is None and not natural_2 and hand[two] == 1 and not _other_wild_held(hand, suit)
     ):
@@ -1574,7 +1584,7 @@ def meld_bonus_bound(variant: Variant, meld: MeldState, hand: Sequence[int]) -> 
     clean_fill = fill
     clean_low = must_low
     can_be_clean = wild is None
-    if wild is not None and not fixed and wild == card_of(2, suit) and not natural_2:
+    if wild is not None and not fixed and wild == code_of(2, suit) and not natural_2:
         # The 2 may become its natural 2, and then stands at place 2 (it never leaves the
         # meld: anywhere else it is the wild), leaving the meld's one wild to the hand.
         clean_fill = bytearray(fill)
@@ -1609,14 +1619,14 @@ def new_run_groups(variant: Variant, hand: Sequence[int], suit: int) -> tuple[tu
     if not count:
         return ()
     fill = bytes((0, *by_place))
-    if _window_lengths(fill, 0, 0, 1 if _other_wild_held(hand, suit) or hand[card_of(2, suit)] else 0) < 7:
+    if _window_lengths(fill, 0, 0, 1 if _other_wild_held(hand, suit) or hand[code_of(2, suit)] else 0) < 7:
         return ()
     bonus = canasta_bonus(DIRTY, variant)
     if _window_lengths(fill, 0, 0, 0) >= 7:
         bonus = canasta_bonus(CLEAN, variant)
         if variant.bonus_ace_to_king and _covers(fill, 1, 13):
             bonus = max(bonus, variant.bonus_ace_to_king)
-        if variant.bonus_ace_to_ace and _covers(fill, 1, 14) and hand[card_of(1, suit)] >= 2:
+        if variant.bonus_ace_to_ace and _covers(fill, 1, 14) and hand[code_of(1, suit)] >= 2:
             bonus = max(bonus, variant.bonus_ace_to_ace)
     return ((bonus, count),)
 
