@@ -1065,12 +1065,19 @@ class _ExitSearch:
         kind, index, play = entry
         walk = self.walk
         variant = walk.variant
+        shape = play.shape
         if kind == "meld":
-            return canasta_bonus(canasta_kind(play.shape, variant, founding_of(play.shape)), variant)
+            if len(shape.cards) < 7:  # no canasta: most plays, told without the engine's two calls
+                return 0
+            return canasta_bonus(canasta_kind(shape, variant, founding_of(shape)), variant)
         meld = walk.melds[index]
-        lay_off = cast(LayOff, play)
-        founding = moved_founding(meld.founding, lay_off.wild_from, lay_off.wild_to) if meld.shape.is_run and meld.founding else meld.founding
-        change = canasta_bonus(canasta_kind(play.shape, variant, founding), variant) - walk.meld_bonus(meld)
+        if len(shape.cards) < 7:
+            bonus = 0  # as meld_bonus tells it
+        else:
+            lay_off = cast(LayOff, play)
+            founding = moved_founding(meld.founding, lay_off.wild_from, lay_off.wild_to) if meld.shape.is_run and meld.founding else meld.founding
+            bonus = canasta_bonus(canasta_kind(shape, variant, founding), variant)
+        change = bonus - walk.meld_bonus(meld)
         return change if meld.side == walk.side else -change
 
 
