@@ -18,6 +18,10 @@ emptying the hand, the pile's obligation) is left to the caller: the searches ke
 only plays of cards held, and replay every line they report through
 :meth:`HandState.apply <buraco.state.HandState.apply>`.
 
+First in the searches' order of modules, it also holds what they all read card by card as
+compiled code reads it fastest: the card tables as finals, :func:`code_of`, and a hand's
+projections written out (:func:`run_projection`, :func:`set_projection`).
+
 >>> from buraco.cards import parse_cards
 >>> from buraco.moves import counts_of
 >>> from buraco.rules import VARIANTS
@@ -71,6 +75,7 @@ def code_of(rank: int, suit: int) -> int:
     True
     """
     return ((rank - 1) % 13) * 4 + suit
+
 
 # The card kinds a run of each suit depends on (its suit's cards and every wild), and a
 # set of each rank (its rank's cards and every wild).
@@ -132,6 +137,7 @@ def set_projection(rank: int, hand: Sequence[int]) -> tuple[int, ...]:
         if rank == 1:
             return (hand[0], hand[1], hand[2], hand[3], hand[4], hand[5], hand[6], hand[7], hand[52])
     return SET_PROJECTIONS[rank](hand)
+
 
 # What the generator reads of a hand is less than a projection: whether a natural card is
 # held, and for the ace (both ends of a run), a wild (one stands in, another of it may be
