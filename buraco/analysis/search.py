@@ -442,14 +442,20 @@ class Start:
         """The hand against the table here, as the bounds from card counts read it: made
         once per start, lighter than a :class:`Walk` (most turns' searches end on these
         bounds, and need no walk)."""
-        found: StartTable | None = self.__dict__.get("_counted")
+        known = self.__dict__
+        found: StartTable | None = known.get("_counted")
         if found is None or found.context is not context:
-            base = self.base
+            base, seat, hand = self.base, self.seat, self.hand
+            counts: tuple[list[int], list[int], int] | None = known.get("_counts")
+            if counts is None:  # counts(), without a Python method call: each turn's reach is a new start
+                counts = _counts_of(hand)
+                object.__setattr__(self, "_counts", counts)
             found = StartTable()
-            found.context, found.variant, found.seat, found.side = context, base.variant, self.seat, base.side_of[self.seat]
+            found.context, found.variant, found.seat, found.side = context, base.variant, seat, base.side_of[seat]
             found.table_melds = context.melds_of(base)
-            found.melds, found.hand, found.size = list(found.table_melds), list(self.hand), sum(self.hand)
-            found._suits, found._ranks, found._wilds = self.counts()
+            found.melds, found.hand = list(found.table_melds), list(hand)
+            found._suits, found._ranks, found._wilds = counts
+            found.size = sum(counts[0]) + hand[JOKER_CODE]  # the suits' cards and the jokers: no sum over 53 counts
             object.__setattr__(self, "_counted", found)
         return found
 
