@@ -359,7 +359,7 @@ class Start:
     def after(cls, state: HandState) -> Start:
         """The table ``state`` (its play step, nothing played yet)."""
         seat = state.turn
-        return cls._made(state, None, seat, tuple(state.hands[seat]), state.obligation)
+        return _new_start(state, None, seat, tuple(state.hands[seat]), state.obligation)
 
     @classmethod
     def drawing(
@@ -373,7 +373,7 @@ class Start:
         hand: list[int] = list(state.hands[seat])
         card: int = draw.cards[0]
         hand[card] = hand[card] + 1
-        start = cls._made(state, draw, seat, tuple(hand), None)
+        start = _new_start(state, draw, seat, tuple(hand), None)
         if held_counts is not None:
             start._count_from(held_counts, (card,), 1)
         return start
@@ -386,7 +386,7 @@ class Start:
         hand: list[int] = list(state.hands[seat])
         for card in cast("list[int]", pile[-(take.depth or len(pile)):]):
             hand[card] = hand[card] + 1  # not +=: compiled, that adds list items as objects
-        return cls._made(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
+        return _new_start(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
 
     @classmethod
     def taking_fewer(cls, deeper: Start, take: Action, fewer: Sequence[int]) -> Start:
@@ -397,7 +397,7 @@ class Start:
         hand = list(deeper.hand)
         for card in fewer:
             hand[card] = hand[card] - 1
-        start = cls._made(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
+        start = _new_start(state, take, seat, tuple(hand), state.obligation_of_take(seat, take.depth))
         start._counts_from(deeper, fewer)
         return start
 
@@ -406,15 +406,7 @@ class Start:
         """``hand`` (by card) against the table ``state``, for the player whose turn it is,
         with no draw step and no obligation: a start that only the bounds from card counts
         read (never searched, never replayed)."""
-        return cls._made(state, None, state.turn, hand, None)
-
-    @classmethod
-    def _made(cls, base: HandState, draw: Action | None, seat: int, hand: tuple[int, ...], obligation: Obligation | None) -> Start:
-        # Two starts are made a turn: filled at once, where the frozen dataclass's own
-        # __init__ sets each field through object.__setattr__ (0.4 us more a start).
-        start = object.__new__(cls)
-        start.__dict__.update(base=base, draw=draw, seat=seat, hand=hand, obligation=obligation)
-        return start
+        return start_holding(state, hand)
 
     def counts(self) -> tuple[list[int], list[int], int]:
         """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`),
@@ -483,6 +475,21 @@ class Start:
         except IllegalActionError:
             return None
         return state
+
+
+def start_holding(state: HandState, hand: tuple[int, ...]) -> Start:
+    """:meth:`Start.holding`, as a function: compiled callers (each turn's reach) call it
+    natively, where a class method of :class:`Start` (a Python class) is a Python call."""
+    return _new_start(state, None, state.turn, hand, None)
+
+
+def _new_start(base: HandState, draw: Action | None, seat: int, hand: tuple[int, ...], obligation: Obligation | None) -> Start:
+    # Starts are made by the thousand a hand (each turn's reach and draw, each take passed
+    # over): filled at once, where the frozen dataclass's own __init__ sets each field
+    # through object.__setattr__ (0.4 us more a start).
+    start = object.__new__(Start)
+    start.__dict__.update(base=base, draw=draw, seat=seat, hand=hand, obligation=obligation)
+    return start
 
 
 _CHEAPEST_FIRST: dict[tuple[int, ...], tuple[int, ...]] = {}

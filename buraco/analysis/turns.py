@@ -56,6 +56,7 @@ from .search import (
     ended_line,
     margin_of,
     may_use_take,
+    start_holding,
 )
 
 
@@ -120,7 +121,7 @@ class Turn:
                 if self.draw.verb == DRAW:
                     drawn: int = self.draw.cards[0]
                     hand[drawn] = hand[drawn] + 1
-                self._reach = Start.holding(before, tuple(hand))
+                self._reach = start_holding(before, tuple(hand))
         return self._reach
 
 
