@@ -411,11 +411,7 @@ class Start:
     def counts(self) -> tuple[list[int], list[int], int]:
         """The hand's cards by suit, by rank, and its wilds (see :meth:`Walk.counts`),
         counted once per start (the lists are shared: copy before changing them)."""
-        found: tuple[list[int], list[int], int] | None = self.__dict__.get("_counts")
-        if found is None:
-            found = _counts_of(self.hand)
-            object.__setattr__(self, "_counts", found)
-        return found
+        return _start_counts(self)
 
     def _counts_from(self, deeper: Start, cards: Sequence[int]) -> None:
         """Count this start's hand from ``deeper``'s, which held ``cards`` more, where that
@@ -434,14 +430,10 @@ class Start:
         """The hand against the table here, as the bounds from card counts read it: made
         once per start, lighter than a :class:`Walk` (most turns' searches end on these
         bounds, and need no walk)."""
-        known = self.__dict__
-        found: StartTable | None = known.get("_counted")
+        found: StartTable | None = self.__dict__.get("_counted")
         if found is None or found.context is not context:
             base, seat, hand = self.base, self.seat, self.hand
-            counts: tuple[list[int], list[int], int] | None = known.get("_counts")
-            if counts is None:  # counts(), without a Python method call: each turn's reach is a new start
-                counts = _counts_of(hand)
-                object.__setattr__(self, "_counts", counts)
+            counts = _start_counts(self)  # counts(), without a Python method call: each turn's reach is a new start
             found = StartTable()
             found.context, found.variant, found.seat, found.side = context, base.variant, seat, base.side_of[seat]
             found.table_melds = context.melds_of(base)
@@ -475,6 +467,16 @@ class Start:
         except IllegalActionError:
             return None
         return state
+
+
+def _start_counts(start: Start) -> tuple[list[int], list[int], int]:
+    """:meth:`Start.counts`: worked out once and kept on the start. A function, so that
+    compiled callers (:meth:`Start.counted`) call it natively."""
+    found: tuple[list[int], list[int], int] | None = start.__dict__.get("_counts")
+    if found is None:
+        found = _counts_of(start.hand)
+        object.__setattr__(start, "_counts", found)
+    return found
 
 
 def start_holding(state: HandState, hand: tuple[int, ...]) -> Start:
